@@ -1,0 +1,92 @@
+import type { Embedder } from "./embedder.js";
+
+/**
+ * Everything that decides what an index holds. When any part differs from what the store
+ * recorded, the index is rebuilt from the files: vectors of different models never meet, and text
+ * analysed by another analyzer is never searched with this one.
+ */
+export interface IndexIdentity {
+  /** Core's index format version. */
+  format: number;
+  /** Analyzer id and version (see `text/analyzer`). */
+  analyzer: string;
+  chunking: { tokens: number; overlap: number };
+  /** null: a keyword-only index. */
+  embedding: { provider: string; model: string; dims: number; endpoint: string | null } | null;
+}
+
+/** Bump when chunk records change meaning, so every existing index is rebuilt. */
+export const INDEX_FORMAT = 1;
+
+/** The meta key under which a store records the identity. */
+export const IDENTITY_META_KEY = "engram.identity";
+
+/** The identity of an index built with these parts. */
+export function indexIdentity(parts: {
+  analyzer: string;
+  chunking: { tokens: number; overlap: number };
+  embedder: Embedder | null;
+}): IndexIdentity {
+  const { embedder } = parts;
+  return {
+    format: INDEX_FORMAT,
+    analyzer: parts.analyzer,
+    chunking: { tokens: parts.chunking.tokens, overlap: parts.chunking.overlap },
+    embedding: embedder
+      ? {
+          provider: embedder.id,
+          model: embedder.model,
+          dims: embedder.dims,
+          endpoint: embedder.endpoint ?? null,
+        }
+      : null,
+  };
+}
+
+/** Canonical JSON of an identity (stable key order), for storing and comparing. */
+export function serializeIdentity(identity: IndexIdentity): string {
+  const e = identity.embedding;
+  return JSON.stringify({
+    format: identity.format,
+    analyzer: identity.analyzer,
+    chunking: { tokens: identity.chunking.tokens, overlap: identity.chunking.overlap },
+    embedding: e
+      ? { provider: e.provider, model: e.model, dims: e.dims, endpoint: e.endpoint }
+      : null,
+  });
+}
+
+/** The differences between a stored identity and the wanted one, as readable reasons (empty: same). */
+export function identityChanges(stored: IndexIdentity | undefined, wanted: IndexIdentity): string[] {
+  if (!stored) return ["no index yet"];
+  const reasons: string[] = [];
+  if (stored.format !== wanted.format) reasons.push(`index format ${stored.format} → ${wanted.format}`);
+  if (stored.analyzer !== wanted.analyzer) reasons.push(`analyzer ${stored.analyzer} → ${wanted.analyzer}`);
+  if (
+    stored.chunking?.tokens !== wanted.chunking.tokens ||
+    stored.chunking?.overlap !== wanted.chunking.overlap
+  ) {
+    reasons.push(
+      `chunking ${stored.chunking?.tokens}/${stored.chunking?.overlap} → ${wanted.chunking.tokens}/${wanted.chunking.overlap}`,
+    );
+  }
+  const a = stored.embedding;
+  const b = wanted.embedding;
+  const describe = (x: IndexIdentity["embedding"]) =>
+    x ? `${x.provider}/${x.model}/${x.dims}${x.endpoint ? `@${x.endpoint}` : ""}` : "none";
+  if (describe(a ?? null) !== describe(b)) reasons.push(`embedding ${describe(a ?? null)} → ${describe(b)}`);
+  return reasons;
+}
+
+/** Parse a stored identity; undefined when absent or unreadable (treated as "rebuild"). */
+export function parseIdentity(json: string | undefined): IndexIdentity | undefined {
+  if (!json) return undefined;
+  try {
+    const value = JSON.parse(json) as IndexIdentity;
+    return typeof value === "object" && value !== null && typeof value.format === "number"
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Every failure engram reports on purpose is an {@link EngramError}: a stable `code` a program can
+ * branch on, a message that names the problem, and a `hint` that names the fix.
+ */
+export type EngramErrorCode =
+  | "CONFIG_INVALID"
+  | "WORKSPACE_MISSING"
+  | "PATH_OUTSIDE_WORKSPACE"
+  | "PATH_NOT_ALLOWED"
+  | "FILE_NOT_FOUND"
+  | "FILE_TOO_LARGE"
+  | "INVALID_ENCODING"
+  | "INVALID_ARGUMENT"
+  | "LOCK_TIMEOUT"
+  | "STORE_FAILED"
+  | "STORE_DIMS_MISMATCH"
+  | "EMBEDDING_FAILED"
+  | "CLOSED";
+
+/** A failure engram reports on purpose, with a code to branch on and a hint that names the fix. */
+export class EngramError extends Error {
+  override readonly name = "EngramError";
+  /** Stable machine-readable code. */
+  readonly code: EngramErrorCode;
+  /** One sentence telling the user how to fix it, when there is a fix. */
+  readonly hint: string | undefined;
+
+  constructor(
+    code: EngramErrorCode,
+    message: string,
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+  }
+
+  /** Message and hint on one line, as the CLI prints it. */
+  describe(): string {
+    return this.hint ? `${this.message} (${this.hint})` : this.message;
+  }
+}
+
+/** True when `error` is an {@link EngramError}, optionally with the given code. */
+export function isEngramError(error: unknown, code?: EngramErrorCode): error is EngramError {
+  return error instanceof EngramError && (code === undefined || error.code === code);
+}

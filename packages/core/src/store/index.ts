@@ -1,0 +1,2 @@
+export type * from "./records.js";
+export type * from "./store.js";

@@ -1,0 +1,113 @@
+import type {
+  FileRecord,
+  SearchFilter,
+  Source,
+  StoreBatch,
+  StoreHit,
+  StoreStats,
+  StoredChunk,
+} from "./records.js";
+
+/** What a store can do. Core checks these instead of catching "not supported" errors. */
+export interface StoreCapabilities {
+  /** `searchVector` works (after `reset` with `dims`). */
+  vector: boolean;
+  /** `searchText` works. */
+  fulltext: boolean;
+  /** `cache` is present. */
+  embeddingCache: boolean;
+  /** Data survives `close()` and a new instance over the same location. */
+  persistent: boolean;
+  /** `write` is all-or-nothing. If false, the store writes chunks before file records, so a crash leaves a file looking stale (and it is re-indexed) rather than looking done. */
+  atomicWrites: boolean;
+}
+
+/**
+ * A bounded key → vector cache, so unchanged text is never embedded twice. Keys are computed by
+ * core from (provider, model, endpoint, dims, text hash); stores treat them as opaque strings.
+ */
+export interface EmbeddingCacheStore {
+  /** The vectors known for `keys` (missing keys are absent from the map). Marks them recently used. */
+  get(keys: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** Insert or replace. */
+  set(entries: ReadonlyArray<readonly [key: string, vector: Float32Array]>): Promise<void>;
+  /** Number of entries. */
+  size(): Promise<number>;
+  /** Evict least recently used entries until at most `maxEntries` remain; returns how many went. */
+  prune(maxEntries: number): Promise<number>;
+  /** Remove every entry. */
+  clear(): Promise<void>;
+}
+
+/**
+ * The storage contract every driver implements. Core owns analysis, chunking, embedding and
+ * fusion; a store keeps files, chunks, terms and vectors and answers two primitive searches.
+ *
+ * Every method has the same semantics on every driver; `@engram/core/testing`'s conformance kit
+ * proves it. Methods may be called concurrently for reads; core never issues two `write` or `reset`
+ * calls at once on one store.
+ */
+export interface MemoryStore {
+  /** Driver name shown by `engram status` (e.g. `sqlite`). */
+  readonly kind: string;
+  readonly capabilities: StoreCapabilities;
+  /** Present when `capabilities.embeddingCache`. */
+  readonly cache?: EmbeddingCacheStore;
+
+  /** Create schema if needed. Idempotent. Must be called (and awaited) before anything else. */
+  init(): Promise<void>;
+
+  /** Read a meta value (e.g. the index identity). */
+  getMeta(key: string): Promise<string | undefined>;
+  /** Write a meta value. */
+  setMeta(key: string, value: string): Promise<void>;
+
+  /**
+   * Drop every file and chunk and prepare for vectors of `dims` dimensions (null: no vectors).
+   * Meta and the embedding cache survive. Used when the index identity changes.
+   */
+  reset(options: { dims: number | null }): Promise<void>;
+  /** Dimensions the store is prepared for, as set by the last `reset` (null: none). */
+  dims(): Promise<number | null>;
+
+  /** One file's record, if indexed. */
+  getFile(path: string): Promise<FileRecord | undefined>;
+  /** All file records, optionally of one source. Order unspecified. */
+  listFiles(filter?: { source?: Source }): Promise<FileRecord[]>;
+
+  /**
+   * Apply deletes, then upserts, then touches. An upsert replaces all of that path's chunks.
+   * Chunks with a non-null `embedding` must have exactly `dims()` dimensions.
+   */
+  write(batch: StoreBatch): Promise<void>;
+
+  /** Chunks of one file, ordered by start line. */
+  getChunks(path: string): Promise<StoredChunk[]>;
+
+  /**
+   * BM25 over analysed terms: a chunk matches if it holds ANY of `terms` (never all-required);
+   * up to `k` hits, best first, `score` > 0. Empty `terms` or `k` < 1 gives no hits. Equal scores
+   * are ordered by path, then start line.
+   */
+  searchText(terms: readonly string[], k: number, filter?: SearchFilter): Promise<StoreHit[]>;
+
+  /**
+   * Nearest chunks by cosine similarity, up to `k`, best first. Chunks without vectors never match.
+   * Throws `STORE_DIMS_MISMATCH` when `vector` has other dimensions than `dims()`; returns no hits
+   * when the store has no vector space (`dims()` is null). Ties as in `searchText`.
+   */
+  searchVector(vector: Float32Array, k: number, filter?: SearchFilter): Promise<StoreHit[]>;
+
+  stats(): Promise<StoreStats>;
+
+  /** Release resources. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * How core obtains a store for a workspace. `indexDir` is `<workspace>/.engram`, created already;
+ * drivers keep their files inside it unless configured otherwise.
+ */
+export type StoreFactory = (context: { workspace: string; indexDir: string }) =>
+  | MemoryStore
+  | Promise<MemoryStore>;

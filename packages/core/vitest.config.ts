@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+import { workspaceAliases } from "../../vitest.shared.js";
+
+export default defineConfig({
+  resolve: { alias: workspaceAliases },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
