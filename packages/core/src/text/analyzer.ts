@@ -1,0 +1,184 @@
+import { EngramError } from "../errors.js";
+import { charClass, SEPARATOR } from "./char-class.js";
+import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, scriptClass } from "./script.js";
+
+/**
+ * The full-text analyzer: turns a document or a query into terms. Every store driver indexes and
+ * queries with the same analyzer, so Chinese, Japanese, Thai and English rank the same everywhere.
+ *
+ * Guarantee: every term is non-empty and consists only of Unicode letters, marks and numbers
+ * (`/^[\p{L}\p{M}\p{N}]+$/u`) — no spaces, punctuation or symbols. A driver may join the terms with
+ * spaces and hand them to a whitespace or ASCII tokenizer (e.g. SQLite FTS5 `ascii`) without any
+ * term being split again.
+ */
+export interface Analyzer {
+  /**
+   * Id, version and options, e.g. `"engram-analyzer/1;cjk=bigrams"`. Part of the index identity:
+   * it changes whenever the terms for some text change, so an index is rebuilt rather than
+   * searched with terms it was not built with.
+   */
+  readonly id: string;
+  /** Terms of a document or a query, in order, repeats kept. */
+  terms(text: string): string[];
+}
+
+/** Options of {@link createAnalyzer}. */
+export interface AnalyzerOptions {
+  /**
+   * How Han, Hiragana and Katakana are split. `"bigrams"` (default): every character as a term and
+   * every pair of adjacent characters as a term. `"words"`: ICU dictionary words
+   * (`Intl.Segmenter("zh")`).
+   *
+   * Why bigrams by default: on CMRC 2018 Chinese sentences a plain BM25 over unigrams + bigrams
+   * scored nDCG@10 0.677 against 0.665 for ICU words, and bigrams analyse ~14x faster than
+   * `Intl.Segmenter`. Bigrams also never depend on context, so a query's terms are always among
+   * the terms of a text that contains it.
+   */
+  cjk?: "bigrams" | "words";
+}
+
+/** Bump when any rule below changes the terms of some text. */
+export const ANALYZER_VERSION = 1;
+
+/**
+ * Longest text ever handed to `Intl.Segmenter` at once. V8's segmenter is quadratic in the input
+ * length (measured: 10k chars 23 ms, 100k chars 8.6 s), so long runs are segmented in pieces.
+ */
+const MAX_SEGMENT = 256;
+
+/**
+ * Creates an analyzer. The rules, applied after NFKC normalisation and locale-independent
+ * lower-casing:
+ *
+ * - Scripts written with spaces (Latin, Cyrillic, Greek, Hangul, …): each run of letters, marks and
+ *   numbers is one term. `memorySearch.query.hybrid` → `memorysearch`, `query`, `hybrid`;
+ *   `snake_case` → `snake`, `case`; `a828e60` and `café` stay whole.
+ * - Han, Hiragana, Katakana (incl. ー): see {@link AnalyzerOptions.cjk}. In bigram mode the terms
+ *   come in text order, `c1, c1c2, c2, c2c3, c3`, so the terms of a substring form a contiguous
+ *   subsequence of the terms of the text (phrase queries work too).
+ * - Thai, Lao, Khmer, Myanmar: ICU dictionary words (`Intl.Segmenter("th")`, whose dictionaries
+ *   cover all four scripts).
+ * - A run mixing scripts (`用Python写`) is split where the script changes; combining marks stay
+ *   with the character before them.
+ *
+ * @throws EngramError `INVALID_ARGUMENT` for an unknown `cjk` mode.
+ */
+export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const mode = options.cjk ?? "bigrams";
+  if (mode !== "bigrams" && mode !== "words") {
+    throw new EngramError("INVALID_ARGUMENT", `Unknown CJK analysis mode "${String(mode)}".`, {
+      hint: 'Use cjk: "bigrams" (the default) or cjk: "words".',
+    });
+  }
+  const southeastAsian = new Intl.Segmenter("th", { granularity: "word" });
+  const cjkWords = mode === "words" ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
+
+  const emit = (cls: ScriptClass, part: string, out: string[]): void => {
+    if (cls === CJK) {
+      if (cjkWords) pushSegmentedWords(part, cjkWords, out);
+      else pushUnigramsAndBigrams(part, out);
+    } else if (cls === SOUTHEAST_ASIAN) {
+      pushSegmentedWords(part, southeastAsian, out);
+    } else {
+      out.push(part);
+    }
+  };
+
+  return {
+    id: `engram-analyzer/${ANALYZER_VERSION};cjk=${mode}`,
+    terms(text: string): string[] {
+      const out: string[] = [];
+      const s = text.normalize("NFKC").toLowerCase();
+      const n = s.length;
+      // One pass over the code points: runs of letters/marks/numbers, cut where the script changes.
+      let start = -1; // start of the current part, -1 between runs
+      let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
+      for (let i = 0; i < n; ) {
+        const cp = codePointAt(s, i);
+        const c = charClass(cp);
+        if (c === SEPARATOR) {
+          // A part of nothing but combining marks yields no term.
+          if (start >= 0 && cls !== INHERIT) emit(cls, s.slice(start, i), out);
+          start = -1;
+        } else if (start < 0) {
+          start = i;
+          cls = c;
+        } else if (c !== INHERIT && c !== cls) {
+          if (cls !== INHERIT) {
+            emit(cls, s.slice(start, i), out);
+            start = i;
+          }
+          cls = c;
+        }
+        i += cp > 0xffff ? 2 : 1;
+      }
+      if (start >= 0 && cls !== INHERIT) emit(cls, start === 0 ? s : s.slice(start), out);
+      return out;
+    },
+  };
+}
+
+/** Reads the code point at `i` (a lone surrogate reads as itself). */
+function codePointAt(s: string, i: number): number {
+  const hi = s.charCodeAt(i);
+  if (hi >= 0xd800 && hi <= 0xdbff && i + 1 < s.length) {
+    const lo = s.charCodeAt(i + 1);
+    if (lo >= 0xdc00 && lo <= 0xdfff) return (hi - 0xd800) * 0x400 + (lo - 0xdc00) + 0x10000;
+  }
+  return hi;
+}
+
+/** End (exclusive) of the character starting at `i`: one code point plus any marks after it. */
+function characterEnd(s: string, i: number): number {
+  let j = i + (codePointAt(s, i) > 0xffff ? 2 : 1);
+  while (j < s.length) {
+    const cp = codePointAt(s, j);
+    if (scriptClass(cp) !== INHERIT) break;
+    j += cp > 0xffff ? 2 : 1;
+  }
+  return j;
+}
+
+/** Emits `c1, c1c2, c2, c2c3, …, cn` for the characters of a CJK run. */
+function pushUnigramsAndBigrams(s: string, out: string[]): void {
+  let previous = -1;
+  for (let i = 0; i < s.length; ) {
+    const end = characterEnd(s, i);
+    if (previous >= 0) out.push(s.slice(previous, end));
+    out.push(s.slice(i, end));
+    previous = i;
+    i = end;
+  }
+}
+
+/**
+ * Emits the word-like segments of `s`, never handing the segmenter more than {@link MAX_SEGMENT}
+ * UTF-16 units. A long run is cut into windows; the last segment of a window (which the cut may
+ * have split) is dropped and segmented again at the start of the next window.
+ */
+function pushSegmentedWords(s: string, segmenter: Intl.Segmenter, out: string[]): void {
+  let pos = 0;
+  while (s.length - pos > MAX_SEGMENT) {
+    let cut = pos + MAX_SEGMENT;
+    const unit = s.charCodeAt(cut);
+    if (unit >= 0xdc00 && unit <= 0xdfff) cut--; // never split a surrogate pair
+    const window = s.slice(pos, cut);
+    let lastIndex = 0;
+    let lastSegment: Intl.SegmentData | undefined;
+    for (const segment of segmenter.segment(window)) {
+      if (lastSegment?.isWordLike) out.push(lastSegment.segment);
+      lastSegment = segment;
+      lastIndex = segment.index;
+    }
+    if (lastIndex > 0) {
+      pos += lastIndex; // re-segment the last segment with what follows it
+    } else {
+      if (lastSegment?.isWordLike) out.push(lastSegment.segment); // one huge "word"
+      pos = cut;
+    }
+  }
+  const rest = pos === 0 ? s : s.slice(pos);
+  for (const segment of segmenter.segment(rest)) {
+    if (segment.isWordLike) out.push(segment.segment);
+  }
+}
