@@ -1,0 +1,13 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import writeFileAtomicLib from "write-file-atomic";
+
+/**
+ * Replaces `absPath` with `content` all at once: writes a temp file beside it, fsyncs it and
+ * renames it into place, so a reader or a crash sees the old file or the new one, never half of
+ * either. Missing parent folders are created. (Append-only files use `workspace/append` instead.)
+ */
+export async function writeFileAtomic(absPath: string, content: string | Buffer): Promise<void> {
+  await mkdir(path.dirname(absPath), { recursive: true });
+  await writeFileAtomicLib(absPath, content, { fsync: true });
+}

@@ -1,0 +1,59 @@
+import picomatch from "picomatch";
+import { EngramError } from "../errors.js";
+import type { Tier } from "../tier.js";
+import { toPosix } from "./layout.js";
+
+/** Globs (picomatch, POSIX, workspace-relative) that place a file in each tier. */
+export type TierMap = Record<Tier, string[]>;
+
+/** The layout of the architecture doc: daily logs short, `MEMORY.md` long, tier folders as named. */
+export const DEFAULT_TIER_MAP: Readonly<TierMap> = Object.freeze({
+  archive: frozen(["memory/archive/**"]),
+  short: frozen(["memory/*.md", "memory/short-term/**"]),
+  mid: frozen(["memory/mid-term/**"]),
+  long: frozen(["MEMORY.md", "memory/long-term/**"]),
+});
+
+/** The shared default must not be edited by a caller: its lists are frozen, too. */
+function frozen(globs: string[]): string[] {
+  return Object.freeze(globs) as string[];
+}
+
+/** Order in which tiers are tried: archive wins over everything, so archiving always demotes. */
+const RESOLVE_ORDER: readonly Tier[] = ["archive", "short", "mid", "long"];
+
+/**
+ * Compiles `map` (a {@link TierMap}; a missing tier counts as no globs) once and returns a function
+ * giving the tier of an index path (workspace-relative POSIX; a leading `./` is ignored). Tiers are tried archive → short → mid → long; a path no glob
+ * matches (e.g. an absolute extraPath file) gets `fallback`. Globs match dotfiles (`dot: true`).
+ *
+ * @throws EngramError `CONFIG_INVALID` when a glob is not a non-empty string.
+ */
+export function createTierResolver(
+  map: { readonly [T in Tier]: readonly string[] },
+  fallback: Tier = "long",
+): (path: string) => Tier {
+  const matchers = RESOLVE_ORDER.map((tier) => {
+    const globs = map[tier] ?? [];
+    for (const glob of globs) {
+      if (typeof glob !== "string" || glob.trim() === "") {
+        throw new EngramError(
+          "CONFIG_INVALID",
+          `tier map: "${tier}" has an empty or non-string glob`,
+          {
+            hint: 'give every tier a list of non-empty globs (e.g. "memory/archive/**") in engram.config.json',
+          },
+        );
+      }
+    }
+    const isMatch = globs.length > 0 ? picomatch([...globs], { dot: true }) : () => false;
+    return { tier, isMatch };
+  });
+  return (path: string): Tier => {
+    const p = toPosix(path).replace(/^(?:\.\/)+/, "");
+    for (const { tier, isMatch } of matchers) {
+      if (isMatch(p)) return tier;
+    }
+    return fallback;
+  };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { createTierResolver, DEFAULT_TIER_MAP, type TierMap } from "../../src/workspace/index.js";
+
+describe("tier resolver", () => {
+  const tierOf = createTierResolver(DEFAULT_TIER_MAP);
+
+  it("maps the default layout", () => {
+    expect(tierOf("MEMORY.md")).toBe("long");
+    expect(tierOf("memory/2026-01-02.md")).toBe("short");
+    expect(tierOf("memory/short-term/session.md")).toBe("short");
+    expect(tierOf("memory/mid-term/projects/x/status.md")).toBe("mid");
+    expect(tierOf("memory/long-term/decisions/db.md")).toBe("long");
+    expect(tierOf("memory/archive/2025-01-01.md")).toBe("archive");
+    expect(tierOf("memory/mid-term/.hidden/x.md")).toBe("mid"); // dot: true
+  });
+
+  it("keeps the shared default read-only", () => {
+    expect(() => DEFAULT_TIER_MAP.short.push("x/**")).toThrow(TypeError);
+    expect(DEFAULT_TIER_MAP.short).toEqual(["memory/*.md", "memory/short-term/**"]);
+  });
+
+  it("uses the fallback for anything unmatched", () => {
+    expect(tierOf("/abs/notes/x.md")).toBe("long");
+    expect(createTierResolver(DEFAULT_TIER_MAP, "mid")("docs/x.md")).toBe("mid");
+    expect(tierOf("./MEMORY.md")).toBe("long");
+  });
+
+  it("checks archive first, then short, mid, long", () => {
+    const map: TierMap = {
+      long: ["notes/**"],
+      mid: ["notes/**"],
+      short: ["notes/**"],
+      archive: ["notes/old/**"],
+    };
+    const resolve = createTierResolver(map);
+    expect(resolve("notes/old/a.md")).toBe("archive");
+    expect(resolve("notes/a.md")).toBe("short");
+  });
+
+  it("accepts empty tiers and refuses empty globs", () => {
+    const resolve = createTierResolver({ short: [], mid: [], long: [], archive: [] }, "mid");
+    expect(resolve("MEMORY.md")).toBe("mid");
+    expect(() => createTierResolver({ short: [""], mid: [], long: [], archive: [] })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID" }),
+    );
+  });
+});
