@@ -12,7 +12,30 @@ export interface IndexIdentity {
   analyzer: string;
   chunking: { tokens: number; overlap: number };
   /** null: a keyword-only index. */
-  embedding: { provider: string; model: string; dims: number; endpoint: string | null } | null;
+  embedding: EmbeddingIdentity | null;
+}
+
+/** Which vectors an embedder makes: vectors are only ever compared with the same identity. */
+export interface EmbeddingIdentity {
+  provider: string;
+  model: string;
+  dims: number;
+  endpoint: string | null;
+}
+
+/** The embedding part of the identity for `embedder`. */
+export function embeddingIdentity(embedder: Embedder): EmbeddingIdentity {
+  return {
+    provider: embedder.id,
+    model: embedder.model,
+    dims: embedder.dims,
+    endpoint: embedder.endpoint ?? null,
+  };
+}
+
+/** Readable `provider/model/dims[@endpoint]`, or `none`. */
+export function describeEmbedding(e: EmbeddingIdentity | null | undefined): string {
+  return e ? `${e.provider}/${e.model}/${e.dims}${e.endpoint ? `@${e.endpoint}` : ""}` : "none";
 }
 
 /** Bump when chunk records change meaning, so every existing index is rebuilt. */
@@ -27,19 +50,11 @@ export function indexIdentity(parts: {
   chunking: { tokens: number; overlap: number };
   embedder: Embedder | null;
 }): IndexIdentity {
-  const { embedder } = parts;
   return {
     format: INDEX_FORMAT,
     analyzer: parts.analyzer,
     chunking: { tokens: parts.chunking.tokens, overlap: parts.chunking.overlap },
-    embedding: embedder
-      ? {
-          provider: embedder.id,
-          model: embedder.model,
-          dims: embedder.dims,
-          endpoint: embedder.endpoint ?? null,
-        }
-      : null,
+    embedding: parts.embedder ? embeddingIdentity(parts.embedder) : null,
   };
 }
 
@@ -57,11 +72,16 @@ export function serializeIdentity(identity: IndexIdentity): string {
 }
 
 /** The differences between a stored identity and the wanted one, as readable reasons (empty: same). */
-export function identityChanges(stored: IndexIdentity | undefined, wanted: IndexIdentity): string[] {
+export function identityChanges(
+  stored: IndexIdentity | undefined,
+  wanted: IndexIdentity,
+): string[] {
   if (!stored) return ["no index yet"];
   const reasons: string[] = [];
-  if (stored.format !== wanted.format) reasons.push(`index format ${stored.format} → ${wanted.format}`);
-  if (stored.analyzer !== wanted.analyzer) reasons.push(`analyzer ${stored.analyzer} → ${wanted.analyzer}`);
+  if (stored.format !== wanted.format)
+    reasons.push(`index format ${stored.format} → ${wanted.format}`);
+  if (stored.analyzer !== wanted.analyzer)
+    reasons.push(`analyzer ${stored.analyzer} → ${wanted.analyzer}`);
   if (
     stored.chunking?.tokens !== wanted.chunking.tokens ||
     stored.chunking?.overlap !== wanted.chunking.overlap
@@ -70,11 +90,9 @@ export function identityChanges(stored: IndexIdentity | undefined, wanted: Index
       `chunking ${stored.chunking?.tokens}/${stored.chunking?.overlap} → ${wanted.chunking.tokens}/${wanted.chunking.overlap}`,
     );
   }
-  const a = stored.embedding;
-  const b = wanted.embedding;
-  const describe = (x: IndexIdentity["embedding"]) =>
-    x ? `${x.provider}/${x.model}/${x.dims}${x.endpoint ? `@${x.endpoint}` : ""}` : "none";
-  if (describe(a ?? null) !== describe(b)) reasons.push(`embedding ${describe(a ?? null)} → ${describe(b)}`);
+  const before = describeEmbedding(stored.embedding);
+  const after = describeEmbedding(wanted.embedding);
+  if (before !== after) reasons.push(`embedding ${before} → ${after}`);
   return reasons;
 }
 

@@ -1,0 +1,23 @@
+/**
+ * @engram/core — agent memory people can read. Markdown files are the truth; the index is a cache
+ * rebuilt from them. Start with {@link createMemory}.
+ *
+ * @packageDocumentation
+ */
+export * from "./chunking/index.js";
+export * from "./config/index.js";
+export * from "./embedding/index.js";
+export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
+export {
+  createMemory,
+  Memory,
+  type MemoryOptions,
+  type MemoryStatus,
+  type MemorySyncOptions,
+} from "./memory.js";
+export * from "./search/index.js";
+export type * from "./store/index.js";
+export * from "./sync/index.js";
+export * from "./text/index.js";
+export { DEFAULT_SEARCH_TIERS, isTier, TIERS, type Tier } from "./tier.js";
+export * from "./workspace/index.js";

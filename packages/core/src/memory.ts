@@ -1,0 +1,354 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { loadConfig, resolveConfig } from "./config/load.js";
+import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
+import type { Embedder } from "./embedding/embedder.js";
+import {
+  type EmbeddingIdentity,
+  embeddingIdentity,
+  IDENTITY_META_KEY,
+  identityChanges,
+  indexIdentity,
+  parseIdentity,
+} from "./embedding/identity.js";
+import { EngramError } from "./errors.js";
+import { search } from "./search/searcher.js";
+import type { SearchOptions, SearchResponse } from "./search/types.js";
+import type { MemoryStore, StoreFactory } from "./store/store.js";
+import { Coalescer } from "./sync/coalesce.js";
+import type { IndexContext } from "./sync/context.js";
+import { runSync, type SyncOptions } from "./sync/indexer.js";
+import { planSync } from "./sync/plan.js";
+import { LAST_SYNC_META_KEY, type SyncReport } from "./sync/report.js";
+import { type Watcher, watchWorkspace } from "./sync/watcher.js";
+import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
+import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
+import { type Clock, systemClock } from "./workspace/clock.js";
+import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
+import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
+import { readMemoryFile } from "./workspace/read.js";
+import { createTierResolver, DEFAULT_TIER_MAP } from "./workspace/tiers.js";
+
+/** How to open a workspace's memory. */
+export interface MemoryOptions {
+  /** The workspace folder (must exist). */
+  workspace: string;
+  /** The store, or a factory given `<workspace>/.engram` (e.g. `sqliteStore()` from `@engram/store-sqlite`). */
+  store: MemoryStore | StoreFactory;
+  /** Embedding provider; null or absent: keyword search only (hybrid queries answer `degraded`). */
+  embedder?: Embedder | null;
+  /** Config merged over `engram.config.json` (section by section). */
+  config?: EngramConfigInput;
+  /** Read `engram.config.json` from the workspace (default true). */
+  readConfigFile?: boolean;
+  /** Clock for dated writes (tests inject one). */
+  clock?: Clock;
+}
+
+/** Options of {@link Memory.sync}. */
+export interface MemorySyncOptions extends SyncOptions {
+  /**
+   * When another process is syncing this workspace: true (default) waits for it (up to
+   * `lockTimeoutMs`), false returns `undefined` at once.
+   */
+  wait?: boolean;
+  /** How long to wait for another process's sync (default 60 s). */
+  lockTimeoutMs?: number;
+}
+
+/** What `engram status` shows. */
+export interface MemoryStatus {
+  workspace: string;
+  store: { kind: string; files: number; chunks: number; vectors: number; bytes?: number };
+  /** The configured embedding provider, or null (keyword only). */
+  embedding: EmbeddingIdentity | null;
+  /** The identity the index was built with, and whether it differs from the wanted one. */
+  index: { embedding: EmbeddingIdentity | null; analyzer: string | null; rebuildNeeded: string[] };
+  /** Files added or modified (by mtime/size) and removed since the last sync. */
+  pending: { changed: number; removed: number; paths: string[] };
+  lastSync: SyncReport | null;
+  /** True when hybrid search would answer from keywords alone. */
+  degraded: boolean;
+}
+
+/**
+ * Open a workspace's memory: load and validate the config, open the store, and return the
+ * {@link Memory} every operation goes through.
+ *
+ * @example
+ * ```ts
+ * import { createMemory } from "@engram/core";
+ * import { sqliteStore } from "@engram/store-sqlite";
+ *
+ * const memory = await createMemory({ workspace: "./my-agent", store: sqliteStore() });
+ * await memory.appendDaily("Deployed v2 to staging; rollback plan in ops/rollback.md");
+ * const { results } = await memory.search("rollback plan");
+ * await memory.close();
+ * ```
+ */
+export async function createMemory(options: MemoryOptions): Promise<Memory> {
+  const workspace = await assertWorkspace(options.workspace);
+  const config =
+    options.readConfigFile === false
+      ? resolveConfig(options.config)
+      : await loadConfig(workspace, options.config);
+  const indexDir = join(workspace, INDEX_DIR);
+  await mkdir(indexDir, { recursive: true });
+  // The index is a cache: keep it out of the workspace's version control.
+  await writeFile(join(indexDir, ".gitignore"), "*\n", { flag: "wx" }).catch(() => {});
+  const store =
+    typeof options.store === "function"
+      ? await options.store({ workspace, indexDir })
+      : options.store;
+  await store.init();
+  const tierMap = { ...DEFAULT_TIER_MAP, ...config.tiers };
+  return new Memory({
+    workspace,
+    config,
+    store,
+    analyzer: createAnalyzer({ cjk: config.analyzer.cjk }),
+    embedder: options.embedder ?? null,
+    tierOf: createTierResolver(tierMap, config.defaultTier),
+    clock: options.clock ?? systemClock,
+  });
+}
+
+/**
+ * One workspace's memory: writes (append-only daily log, long-term file), sync, hybrid search,
+ * `get` of exact lines, status and watching. Create it with {@link createMemory}.
+ */
+export class Memory {
+  readonly workspace: string;
+  readonly config: EngramConfig;
+  readonly store: MemoryStore;
+  readonly analyzer: Analyzer;
+  readonly embedder: Embedder | null;
+  readonly #ctx: IndexContext;
+  readonly #clock: Clock;
+  readonly #syncs: Coalescer<MemorySyncOptions, SyncReport | undefined>;
+  /** Paths engram wrote since the last sync: indexed before the next search. */
+  readonly #dirty = new Set<string>();
+  readonly #watchers = new Set<Watcher>();
+  #closed = false;
+
+  /** @internal Use {@link createMemory}. */
+  constructor(parts: IndexContext & { clock: Clock }) {
+    this.workspace = parts.workspace;
+    this.config = parts.config;
+    this.store = parts.store;
+    this.analyzer = parts.analyzer;
+    this.embedder = parts.embedder;
+    this.#clock = parts.clock;
+    this.#ctx = parts;
+    this.#syncs = new Coalescer(
+      (options) => this.#syncLocked(options),
+      (a, b) => ({
+        ...a,
+        ...b,
+        force: Boolean(a.force || b.force),
+        paths: a.paths && b.paths ? [...new Set([...a.paths, ...b.paths])] : undefined,
+        wait: a.wait !== false || b.wait !== false,
+        onProgress: chain(a.onProgress, b.onProgress),
+      }),
+    );
+  }
+
+  /**
+   * Bring the index in line with the files. One sync runs at a time per workspace: calls in this
+   * process coalesce, other processes are serialised by a lock in `.engram/locks/`.
+   * Returns undefined only with `wait: false` when another process is syncing.
+   */
+  async sync(options: MemorySyncOptions = {}): Promise<SyncReport | undefined> {
+    this.#assertOpen();
+    return this.#syncs.request(options);
+  }
+
+  async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
+    const dirtyBefore = [...this.#dirty];
+    const run = async () => {
+      const report = await runSync(this.#ctx, options);
+      for (const path of dirtyBefore) this.#dirty.delete(path);
+      if (!options.paths) this.#dirty.clear();
+      return report;
+    };
+    if (options.wait === false) {
+      const release = await tryWorkspaceLock(this.workspace, "sync");
+      if (!release) return undefined;
+      try {
+        return await run();
+      } finally {
+        await release();
+      }
+    }
+    return withWorkspaceLock(this.workspace, "sync", run, {
+      timeoutMs: options.lockTimeoutMs ?? 60_000,
+    });
+  }
+
+  /**
+   * Hybrid search (see {@link SearchOptions}). Files engram itself wrote are indexed first, so an
+   * agent always finds what it just wrote; other edits are picked up by `sync` or `watch`.
+   */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+    this.#assertOpen();
+    if (typeof query !== "string") {
+      throw new EngramError("INVALID_ARGUMENT", "query must be a string", {
+        hint: 'pass text such as "deploy plan"',
+      });
+    }
+    if (this.#dirty.size) await this.sync({ paths: [...this.#dirty], wait: false });
+    return search(
+      {
+        store: this.store,
+        analyzer: this.analyzer,
+        embedder: this.embedder,
+        config: this.config.search,
+      },
+      query,
+      options,
+    );
+  }
+
+  /**
+   * Read exact lines of a memory file (`memory_get`): workspace-relative path, optionally from
+   * line `from` (1-based) for `lines` lines. Only Markdown memory files are readable; paths that
+   * leave the workspace or go through symlinks are refused.
+   */
+  get(path: string, options: { from?: number; lines?: number } = {}) {
+    this.#assertOpen();
+    return readMemoryFile(this.workspace, path, {
+      ...options,
+      extraPaths: this.config.extraPaths,
+      maxBytes: this.config.sync.maxFileBytes,
+    });
+  }
+
+  /** Append a timestamped entry to today's daily log (`memory/YYYY-MM-DD.md`). Never rewrites the file. */
+  async appendDaily(text: string, options: { date?: string } = {}): Promise<AppendResult> {
+    this.#assertOpen();
+    const result = await appendDailyLog(this.workspace, text, { clock: this.#clock, ...options });
+    this.#dirty.add(result.path);
+    return result;
+  }
+
+  /** Append an entry under a timestamp heading to `MEMORY.md` (or `file`). Never rewrites the file. */
+  async appendLongTerm(text: string, options: { file?: string } = {}): Promise<AppendResult> {
+    this.#assertOpen();
+    const result = await appendLongTerm(this.workspace, text, { clock: this.#clock, ...options });
+    this.#dirty.add(result.path);
+    return result;
+  }
+
+  /** Index size, provider, identity, pending changes and the last sync. */
+  async status(): Promise<MemoryStatus> {
+    this.#assertOpen();
+    const [stats, storedJson, lastJson, plan] = await Promise.all([
+      this.store.stats(),
+      this.store.getMeta(IDENTITY_META_KEY),
+      this.store.getMeta(LAST_SYNC_META_KEY),
+      planSync(this.#ctx),
+    ]);
+    const stored = parseIdentity(storedJson);
+    const wanted = indexIdentity({
+      analyzer: this.analyzer.id,
+      chunking: this.config.chunking,
+      embedder: this.embedder,
+    });
+    const rebuildNeeded = identityChanges(stored, wanted);
+    return {
+      workspace: this.workspace,
+      store: { kind: this.store.kind, ...stats },
+      embedding: this.embedder ? embeddingIdentity(this.embedder) : null,
+      index: {
+        embedding: stored?.embedding ?? null,
+        analyzer: stored?.analyzer ?? null,
+        rebuildNeeded,
+      },
+      pending: {
+        changed: plan.changed.length,
+        removed: plan.removed.length,
+        paths: [...plan.changed.map((f) => f.path), ...plan.removed].slice(0, 50),
+      },
+      lastSync: parseJson<SyncReport>(lastJson),
+      degraded: !this.embedder || !stored?.embedding || rebuildNeeded.length > 0,
+    };
+  }
+
+  /**
+   * Keep the index fresh while files change: debounced sync after edits (default 1.5 s), plus a
+   * periodic re-scan. Close the watcher (or the memory) to stop.
+   */
+  watch(
+    options: {
+      debounceMs?: number;
+      rescanIntervalMs?: number;
+      onSync?: (report: SyncReport) => void;
+      onError?: (error: unknown) => void;
+      onChange?: (event: string, path: string) => void;
+    } = {},
+  ): Watcher {
+    this.#assertOpen();
+    const watcher = watchWorkspace(
+      {
+        workspace: this.workspace,
+        extraPaths: this.config.extraPaths,
+        sync: async () => {
+          const report = await this.sync();
+          if (report) options.onSync?.(report);
+        },
+      },
+      {
+        debounceMs: options.debounceMs ?? this.config.sync.watchDebounceMs,
+        rescanIntervalMs: options.rescanIntervalMs ?? 5 * 60_000,
+        ...(options.onError ? { onError: options.onError } : {}),
+        ...(options.onChange ? { onChange: options.onChange } : {}),
+      },
+    );
+    this.#watchers.add(watcher);
+    return {
+      ready: watcher.ready,
+      close: async () => {
+        this.#watchers.delete(watcher);
+        await watcher.close();
+      },
+    };
+  }
+
+  /** Stop watchers, wait for a sync in flight, close the store and the embedder. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#watchers].map((w) => w.close()));
+    await this.#syncs.settled();
+    await this.store.close();
+    await this.embedder?.close?.();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw new EngramError("CLOSED", "this memory is closed", {
+        hint: "open it again with createMemory",
+      });
+    }
+  }
+}
+
+function chain<T>(
+  a?: (value: T) => void,
+  b?: (value: T) => void,
+): ((value: T) => void) | undefined {
+  if (!a || !b) return a ?? b;
+  return (value) => {
+    a(value);
+    b(value);
+  };
+}
+
+function parseJson<T>(json: string | undefined): T | null {
+  if (!json) return null;
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return null;
+  }
+}

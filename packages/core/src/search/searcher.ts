@@ -1,0 +1,168 @@
+import type { EngramConfig } from "../config/schema.js";
+import { DEFAULT_MIN_SCORE } from "../config/schema.js";
+import type { Embedder } from "../embedding/embedder.js";
+import {
+  describeEmbedding,
+  embeddingIdentity,
+  IDENTITY_META_KEY,
+  parseIdentity,
+} from "../embedding/identity.js";
+import { EngramError } from "../errors.js";
+import type { SearchFilter, StoreHit } from "../store/records.js";
+import type { MemoryStore } from "../store/store.js";
+import type { Analyzer } from "../text/analyzer.js";
+import {
+  compareCandidates,
+  fuseRrf,
+  fuseWeighted,
+  keywordOnly,
+  normalizeWeights,
+  vectorOnly,
+} from "./fusion.js";
+import { cutSnippet } from "./snippet.js";
+import type {
+  Candidate,
+  SearchMode,
+  SearchOptions,
+  SearchResponse,
+  SearchResult,
+} from "./types.js";
+
+/** What a searcher needs: the store, the analyzer the index was built with, and maybe an embedder. */
+export interface SearcherParts {
+  store: MemoryStore;
+  analyzer: Analyzer;
+  /** null: keyword search only (hybrid queries answer `degraded`). */
+  embedder: Embedder | null;
+  config: EngramConfig["search"];
+}
+
+/**
+ * Hybrid search over a store: candidate pools of `maxResults × candidateMultiplier` from BM25
+ * and from vectors, fused by weights or RRF, filtered by `minScore`, cut into snippets.
+ */
+export async function search(
+  parts: SearcherParts,
+  query: string,
+  options: SearchOptions = {},
+): Promise<SearchResponse> {
+  const { store, analyzer, embedder, config } = parts;
+  const maxResults = options.maxResults ?? config.maxResults;
+  if (!Number.isInteger(maxResults) || maxResults < 1) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `maxResults must be a positive integer, got ${maxResults}`,
+      {
+        hint: "pass a number such as 6",
+      },
+    );
+  }
+  const requested: SearchMode = options.mode ?? "hybrid";
+  const terms = [...new Set(analyzer.terms(query))];
+  const filter: SearchFilter = {
+    tiers: options.tiers ?? config.tiers,
+    ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.pathPrefix ? { pathPrefix: options.pathPrefix } : {}),
+  };
+  const pool = maxResults * config.candidateMultiplier;
+
+  const vectorUnavailable = await whyNoVectors(store, embedder);
+  if (requested === "vector" && vectorUnavailable) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `vector search is unavailable: ${vectorUnavailable}`,
+      {
+        hint: "configure an embedding provider and run engram sync, or search with --mode keyword",
+      },
+    );
+  }
+
+  let degradedReason: string | undefined;
+  let vectorHits: StoreHit[] = [];
+  if (requested !== "keyword" && !vectorUnavailable && embedder && query.trim() !== "") {
+    try {
+      const vector = await embedder.embedQuery(query, options.signal);
+      vectorHits = await store.searchVector(vector, pool, filter);
+    } catch (error) {
+      if (requested === "vector") throw error;
+      degradedReason = `embedding the query failed: ${(error as Error).message}`;
+    }
+  } else if (requested === "hybrid" && vectorUnavailable) {
+    degradedReason = vectorUnavailable;
+  }
+
+  const textHits =
+    requested !== "vector" && store.capabilities.fulltext
+      ? await store.searchText(terms, pool, filter)
+      : [];
+
+  const mode: SearchMode =
+    requested === "hybrid" && degradedReason !== undefined ? "keyword" : requested;
+  const weights = normalizeWeights(config.vectorWeight, config.textWeight);
+  const fusion = options.fusion ?? config.fusion;
+  let candidates: Candidate[];
+  if (mode === "keyword") candidates = keywordOnly(textHits);
+  else if (mode === "vector") candidates = vectorOnly(vectorHits);
+  else if (fusion === "rrf") candidates = fuseRrf(vectorHits, textHits, weights, config.rrfK);
+  else candidates = fuseWeighted(vectorHits, textHits, weights);
+
+  // An explicit minScore applies everywhere; the default one only where scores are similarities.
+  const minScore =
+    options.minScore ??
+    config.minScore ??
+    (mode === "vector" || (mode === "hybrid" && fusion === "weighted") ? DEFAULT_MIN_SCORE : 0);
+  const kept = candidates.filter((c) => c.score >= minScore).sort(compareCandidates);
+
+  const queryTerms = new Set(terms);
+  const termsOf = (text: string) => analyzer.terms(text);
+  const degraded = degradedReason !== undefined;
+  const results: SearchResult[] = kept.slice(0, maxResults).map((c) => {
+    const snippet = cutSnippet(c.chunk, queryTerms, termsOf, config.snippetChars);
+    return {
+      path: c.chunk.path,
+      startLine: snippet.startLine,
+      endLine: snippet.endLine,
+      snippet: snippet.text,
+      score: round(c.score),
+      tier: c.chunk.tier,
+      source: c.chunk.source,
+      headings: c.chunk.headings,
+      scores: {
+        ...(c.scores.vector !== undefined ? { vector: round(c.scores.vector) } : {}),
+        ...(c.scores.text !== undefined ? { text: round(c.scores.text) } : {}),
+      },
+      ...(mode !== "keyword" && embedder ? { provider: embedder.id, model: embedder.model } : {}),
+      degraded,
+    };
+  });
+  return {
+    query,
+    mode,
+    results,
+    degraded,
+    ...(degradedReason !== undefined ? { degradedReason } : {}),
+  };
+}
+
+/**
+ * Why the vector side cannot run, or undefined when it can. Vectors are only compared with vectors
+ * of the same provider, model, dims and endpoint, read from the index identity the store recorded.
+ */
+async function whyNoVectors(
+  store: MemoryStore,
+  embedder: Embedder | null,
+): Promise<string | undefined> {
+  if (!embedder) return "no embedding provider is configured";
+  if (!store.capabilities.vector) return `the ${store.kind} store has no vector search`;
+  const stored = parseIdentity(await store.getMeta(IDENTITY_META_KEY))?.embedding;
+  if (!stored) return "the index holds no vectors yet (run engram sync)";
+  const wanted = embeddingIdentity(embedder);
+  if (describeEmbedding(stored) !== describeEmbedding(wanted)) {
+    return `the index was embedded with ${describeEmbedding(stored)}, not ${describeEmbedding(wanted)} (run engram sync to rebuild)`;
+  }
+  return undefined;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

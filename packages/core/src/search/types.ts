@@ -1,0 +1,68 @@
+import type { Source, StoredChunk } from "../store/records.js";
+import type { Tier } from "../tier.js";
+
+/** How a query is answered. */
+export type SearchMode = "hybrid" | "keyword" | "vector";
+/** How keyword and vector rankings are combined in hybrid mode. */
+export type FusionMethod = "weighted" | "rrf";
+
+/** Per-query options; unset fields come from the config's `search` section. */
+export interface SearchOptions {
+  /** Most results (default 6). */
+  maxResults?: number;
+  /** Drop results scoring below this; see `search.minScore` in the config for the default rule. */
+  minScore?: number;
+  /** `hybrid` (default), `keyword` (BM25 only) or `vector` (embeddings only). */
+  mode?: SearchMode;
+  fusion?: FusionMethod;
+  /** Tiers to search (default: short, mid, long — the archive only on request). */
+  tiers?: readonly Tier[];
+  sources?: readonly Source[];
+  /** Only chunks whose path starts with this (e.g. `memory/mid-term/`). */
+  pathPrefix?: string;
+  signal?: AbortSignal;
+}
+
+/** One search result: a snippet of a file with the exact lines it shows. */
+export interface SearchResult {
+  /** Workspace-relative path (absolute for extra paths outside the workspace). */
+  path: string;
+  /** 1-based first line the snippet shows. */
+  startLine: number;
+  /** 1-based last line the snippet shows (inclusive). */
+  endLine: number;
+  /** The lines `startLine..endLine`, at most `snippetChars` (700) characters. */
+  snippet: string;
+  /** Fused score in [0, 1], higher is better. */
+  score: number;
+  tier: Tier;
+  source: Source;
+  /** Heading path of the chunk the snippet comes from. */
+  headings: string[];
+  /** Component scores: `vector` is cosine similarity, `text` the BM25 score. */
+  scores: { vector?: number; text?: number };
+  /** Embedding provider and model that answered the vector side, when it ran. */
+  provider?: string;
+  model?: string;
+  /** True when the vector side was skipped and keyword search answered alone. */
+  degraded: boolean;
+}
+
+/** The answer to a query. */
+export interface SearchResponse {
+  query: string;
+  /** The mode that actually ran (hybrid degrades to keyword when vectors are unavailable). */
+  mode: SearchMode;
+  results: SearchResult[];
+  /** True when hybrid search was asked for but keyword search answered alone. */
+  degraded: boolean;
+  /** Why the search degraded, in words. */
+  degradedReason?: string;
+}
+
+/** A fused candidate before snippets are cut. */
+export interface Candidate {
+  chunk: StoredChunk;
+  score: number;
+  scores: { vector?: number; text?: number };
+}

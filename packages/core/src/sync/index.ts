@@ -1,0 +1,12 @@
+export { chunkRecords } from "./chunk-records.js";
+export { Coalescer } from "./coalesce.js";
+export type { IndexContext } from "./context.js";
+export { runSync, type SyncOptions } from "./indexer.js";
+export { planSync, type SyncPlan } from "./plan.js";
+export {
+  LAST_SYNC_META_KEY,
+  type SkippedFile,
+  type SyncProgress,
+  type SyncReport,
+} from "./report.js";
+export { type Watcher, type WatchOptions, watchWorkspace } from "./watcher.js";
