@@ -3,9 +3,9 @@ import type {
   SearchFilter,
   Source,
   StoreBatch,
+  StoredChunk,
   StoreHit,
   StoreStats,
-  StoredChunk,
 } from "./records.js";
 
 /** What a store can do. Core checks these instead of catching "not supported" errors. */
@@ -108,6 +108,7 @@ export interface MemoryStore {
  * How core obtains a store for a workspace. `indexDir` is `<workspace>/.engram`, created already;
  * drivers keep their files inside it unless configured otherwise.
  */
-export type StoreFactory = (context: { workspace: string; indexDir: string }) =>
-  | MemoryStore
-  | Promise<MemoryStore>;
+export type StoreFactory = (context: {
+  workspace: string;
+  indexDir: string;
+}) => MemoryStore | Promise<MemoryStore>;
