@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { EngramError } from "@engram/core";
+import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
+
+/** How a connection is opened. */
+export interface ConnectionOptions {
+  /** Load sqlite-vec. */
+  vectors: boolean;
+  /** How long a statement waits for another connection's lock before failing (ms). */
+  busyTimeoutMs: number;
+}
+
+/** Page cache per connection (KiB). SQLite's 2 MiB default thrashes on a 50–100 MB index. */
+const CACHE_KIB = 16 * 1024;
+
+/** True for SQLite's private in-memory database names. */
+export function isInMemory(path: string): boolean {
+  return path === ":memory:" || path === "";
+}
+
+/**
+ * Open the database file with the store's pragmas: WAL (readers never wait for the writer),
+ * synchronous=NORMAL (power loss may drop the last commits, never corrupts; the index is a cache
+ * anyway), a busy timeout for cross-process
+ * writers, a 16 MiB page cache. Throws SQLite's own errors; the caller wraps them.
+ *
+ * A missing file is created. (A `-wal` left over from a deleted index is not replayed into the new
+ * file: a new database starts in rollback mode, and SQLite resets the WAL when WAL mode begins.
+ * `test/recovery.test.ts` holds SQLite to that.)
+ */
+export function openConnection(path: string, options: ConnectionOptions): Database.Database {
+  if (!isInMemory(path) && !existsSync(dirname(path))) {
+    throw new EngramError(
+      "STORE_FAILED",
+      `Could not open the index: the folder ${dirname(path)} does not exist.`,
+      {
+        hint: "Check that the folder exists and that this user may write to it and to the index file.",
+      },
+    );
+  }
+  const db = new Database(path, { timeout: options.busyTimeoutMs });
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
+    if (!isInMemory(path)) db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma(`cache_size = -${CACHE_KIB}`);
+    if (options.vectors) loadVectors(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function loadVectors(db: Database.Database): void {
+  try {
+    sqliteVec.load(db);
+  } catch (error) {
+    throw new EngramError(
+      "STORE_FAILED",
+      `Could not load the sqlite-vec extension: ${error instanceof Error ? error.message : String(error)}.`,
+      {
+        hint: "Reinstall @engram/store-sqlite so npm fetches sqlite-vec's binary for this platform, or open the store with `vectors: false` for keyword-only search.",
+        cause: error,
+      },
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import { isAbsolute, join, resolve } from "node:path";
+import type { MemoryStore, StoreFactory } from "@engram/core";
+import { isInMemory } from "./connection.js";
+import {
+  DEFAULT_FILE_NAME,
+  type SqliteStoreFactoryOptions,
+  type SqliteStoreOptions,
+} from "./options.js";
+import { SqliteStore } from "./sqlite-store.js";
+
+/**
+ * A SQLite store over the file `options.path` (`":memory:"` for a private in-memory store). Call
+ * `init()` before use; that is when the file is opened, created or migrated.
+ */
+export function createSqliteStore(options: SqliteStoreOptions): MemoryStore {
+  return new SqliteStore(options);
+}
+
+/**
+ * The factory core uses to open a workspace's store: by default the file `index.sqlite` in the
+ * workspace's index folder (`<workspace>/.engram/index.sqlite`).
+ */
+export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFactory {
+  return ({ workspace, indexDir }) => {
+    const configured = options.path;
+    const path =
+      configured === undefined
+        ? join(indexDir, DEFAULT_FILE_NAME)
+        : isInMemory(configured) || isAbsolute(configured)
+          ? configured
+          : resolve(workspace, configured);
+    const storeOptions: SqliteStoreOptions = { path };
+    if (options.vectors !== undefined) storeOptions.vectors = options.vectors;
+    if (options.busyTimeoutMs !== undefined) storeOptions.busyTimeoutMs = options.busyTimeoutMs;
+    return createSqliteStore(storeOptions);
+  };
+}

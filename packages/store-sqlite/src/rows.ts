@@ -1,0 +1,85 @@
+import type { FileRecord, StoredChunk } from "@engram/core";
+
+/** A `files` row. */
+export interface FileRow {
+  path: string;
+  source: string;
+  tier: string;
+  hash: string;
+  mtime_ms: number;
+  size: number;
+}
+
+/** A `chunks` row (the columns every chunk query selects). */
+export interface ChunkRow {
+  rowid: number;
+  id: string;
+  path: string;
+  source: string;
+  tier: string;
+  start_line: number;
+  end_line: number;
+  headings: string;
+  text: string;
+  hash: string;
+}
+
+/** The columns of {@link ChunkRow}, qualified by `alias`. */
+export function chunkColumns(alias: string): string {
+  return [
+    "rowid",
+    "id",
+    "path",
+    "source",
+    "tier",
+    "start_line",
+    "end_line",
+    "headings",
+    "text",
+    "hash",
+  ]
+    .map((column) => `${alias}.${column} AS ${column}`)
+    .join(", ");
+}
+
+/** Tie order shared by both searches after the score: path, then start line (then id). */
+export function tieOrder(alias: string): string {
+  return `${alias}.path, ${alias}.start_line, ${alias}.end_line, ${alias}.id`;
+}
+
+export function toFileRecord(row: FileRow): FileRecord {
+  return {
+    path: row.path,
+    source: row.source,
+    tier: row.tier as FileRecord["tier"],
+    hash: row.hash,
+    mtimeMs: row.mtime_ms,
+    size: row.size,
+  };
+}
+
+export function toStoredChunk(row: ChunkRow): StoredChunk {
+  return {
+    id: row.id,
+    path: row.path,
+    source: row.source,
+    tier: row.tier as StoredChunk["tier"],
+    startLine: row.start_line,
+    endLine: row.end_line,
+    headings: JSON.parse(row.headings) as string[],
+    text: row.text,
+    hash: row.hash,
+  };
+}
+
+/** A vector as a little-endian float32 BLOB (the layout sqlite-vec reads), without copying. */
+export function vectorToBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** A float32 BLOB as a new Float32Array (copied, so alignment of the Buffer never matters). */
+export function blobToVector(blob: Buffer): Float32Array {
+  const out = new Float32Array(blob.byteLength / 4);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}

@@ -1,0 +1,103 @@
+import { EngramError } from "@engram/core";
+import type { Database } from "better-sqlite3";
+import { rebuildHint } from "./errors.js";
+
+/**
+ * One step of the schema history: migration `i` moves a database from `user_version` i to i + 1.
+ * The list is append-only; a released step is never edited (write a new one instead).
+ */
+export type Migration = (db: Database) => void;
+
+/** Meta key under which the store records the vector dimensions set by `reset` (absent: none). */
+export const DIMS_META_KEY = "store-sqlite.dims";
+
+/** Full-text table: one row per chunk (same rowid), holding the analysed terms joined by a space. */
+export const FTS_TABLE = "chunks_fts";
+
+export const MIGRATIONS: readonly Migration[] = [
+  // 0 → 1: files, chunks and their full-text terms.
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+
+      CREATE TABLE IF NOT EXISTS files (
+        path     TEXT PRIMARY KEY,
+        source   TEXT NOT NULL,
+        tier     TEXT NOT NULL,
+        hash     TEXT NOT NULL,
+        mtime_ms INTEGER NOT NULL,
+        size     INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      CREATE TABLE IF NOT EXISTS chunks (
+        rowid      INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        path       TEXT NOT NULL,
+        source     TEXT NOT NULL,
+        tier       TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line   INTEGER NOT NULL,
+        headings   TEXT NOT NULL,
+        text       TEXT NOT NULL,
+        hash       TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks (path, start_line);
+
+      -- Terms come analysed by core (letters, marks and numbers only, joined by one space); the
+      -- ascii tokenizer splits them on the spaces and keeps every non-ASCII character, so it
+      -- reproduces them exactly. Never re-analyse here.
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${FTS_TABLE} USING fts5(
+        terms, content='', contentless_delete=1, tokenize='ascii'
+      );
+    `);
+  },
+  // 1 → 2: the embedding cache (LRU by a monotonically increasing use counter).
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS embedding_cache (
+        key       TEXT PRIMARY KEY,
+        embedding BLOB NOT NULL,
+        dims      INTEGER NOT NULL,
+        last_used INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS embedding_cache_by_use ON embedding_cache (last_used);
+    `);
+  },
+];
+
+/** The schema version this package writes (`PRAGMA user_version`). */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The database's `PRAGMA user_version`. */
+export function schemaVersion(db: Database): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/**
+ * Bring the schema to `target` (default: {@link SCHEMA_VERSION}), one step per transaction. Each
+ * step re-reads the version under a write lock, so two processes opening the same new database
+ * never run a step twice. A database newer than this package is refused, not touched.
+ */
+export function migrate(db: Database, path: string, target: number = SCHEMA_VERSION): void {
+  const found = schemaVersion(db);
+  if (found > SCHEMA_VERSION) {
+    throw new EngramError(
+      "STORE_FAILED",
+      `The index ${path} has schema version ${found}, newer than this @engram/store-sqlite understands (${SCHEMA_VERSION}).`,
+      { hint: `Upgrade engram, or: ${rebuildHint(path)}` },
+    );
+  }
+  for (let step = found; step < target; step++) {
+    db.transaction(() => {
+      const current = schemaVersion(db);
+      if (current !== step) return; // another connection ran this step meanwhile
+      const migration = MIGRATIONS[step];
+      if (!migration) throw new Error(`no migration from schema version ${step}`);
+      migration(db);
+      db.pragma(`user_version = ${step + 1}`);
+    }).immediate();
+  }
+}

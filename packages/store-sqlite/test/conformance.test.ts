@@ -1,0 +1,17 @@
+import { join } from "node:path";
+import { describeStoreConformance } from "@engram/core/testing";
+import { createSqliteStore } from "../src/index.js";
+
+describeStoreConformance("sqlite", {
+  create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
+  reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
+});
+
+describeStoreConformance("sqlite (keyword-only)", {
+  create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectors: false }),
+  reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectors: false }),
+});
+
+describeStoreConformance("sqlite (in memory)", {
+  create: async () => createSqliteStore({ path: ":memory:" }),
+});

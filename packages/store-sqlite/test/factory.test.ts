@@ -1,0 +1,59 @@
+import { mkdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { MemoryStore } from "@engram/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_FILE_NAME, sqliteStore } from "../src/index.js";
+import { upsert, useTempStores } from "./helpers.js";
+
+const temp = useTempStores();
+const opened: MemoryStore[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+async function workspace() {
+  const root = await temp.dir();
+  const indexDir = join(root, ".engram");
+  await mkdir(indexDir);
+  return { workspace: root, indexDir };
+}
+
+describe("sqliteStore (the factory core uses)", () => {
+  it("keeps the index at <indexDir>/index.sqlite by default", async () => {
+    const context = await workspace();
+    const store = await sqliteStore()(context);
+    opened.push(store);
+    await store.init();
+    await store.write({ upserts: [upsert("a.md", [[1, ["alpha"]]])] });
+    expect(DEFAULT_FILE_NAME).toBe("index.sqlite");
+    expect((await stat(join(context.indexDir, "index.sqlite"))).isFile()).toBe(true);
+    expect(store.kind).toBe("sqlite");
+    expect(store.capabilities).toEqual({
+      vector: true,
+      fulltext: true,
+      embeddingCache: true,
+      persistent: true,
+      atomicWrites: true,
+    });
+    const stats = await store.stats();
+    expect(stats.bytes).toBeGreaterThan(0);
+  });
+
+  it("resolves a relative path against the workspace", async () => {
+    const context = await workspace();
+    await mkdir(join(context.workspace, "cache"));
+    const store = await sqliteStore({ path: "cache/memory.db", vectors: false })(context);
+    opened.push(store);
+    await store.init();
+    expect((await stat(join(context.workspace, "cache", "memory.db"))).isFile()).toBe(true);
+    expect(store.capabilities.vector).toBe(false);
+  });
+
+  it("accepts :memory: (not persistent, no byte count)", async () => {
+    const store = await sqliteStore({ path: ":memory:" })(await workspace());
+    opened.push(store);
+    await store.init();
+    expect(store.capabilities.persistent).toBe(false);
+    expect((await store.stats()).bytes).toBeUndefined();
+  });
+});

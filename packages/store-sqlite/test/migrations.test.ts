@@ -1,0 +1,116 @@
+import { join } from "node:path";
+import { isEngramError } from "@engram/core";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../src/index.js";
+import { MIGRATIONS, migrate, schemaVersion } from "../src/schema.js";
+import { useTempStores } from "./helpers.js";
+
+const temp = useTempStores();
+
+/** A database as schema version 1 wrote it: files, chunks and terms, no embedding cache. */
+function writeVersion1(path: string): void {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    migrate(db, path, 1);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('engram.identity', 'v1-identity')").run();
+    db.prepare(
+      "INSERT INTO files (path, source, tier, hash, mtime_ms, size) VALUES ('MEMORY.md', 'memory', 'long', 'abc', 1234, 56)",
+    ).run();
+    const { lastInsertRowid } = db
+      .prepare(
+        `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
+         VALUES ('c1', 'MEMORY.md', 'memory', 'long', 1, 3, '["记忆"]', '用户偏好', 'def')`,
+      )
+      .run();
+    db.prepare("INSERT INTO chunks_fts (rowid, terms) VALUES (?, '用户 偏好')").run(
+      lastInsertRowid,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+describe("schema migrations (PRAGMA user_version)", () => {
+  it("a new database gets the latest schema", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    await temp.open({ path });
+    const db = new Database(path, { readonly: true });
+    expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    db.close();
+  });
+
+  it("upgrades a version-1 database step by step and keeps its data", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    writeVersion1(path);
+    const before = new Database(path, { readonly: true });
+    expect(schemaVersion(before)).toBe(1);
+    expect(
+      before.prepare("SELECT name FROM sqlite_master WHERE name = 'embedding_cache'").get(),
+    ).toBeUndefined();
+    before.close();
+
+    const store = await temp.open({ path });
+    expect(await store.getMeta("engram.identity")).toBe("v1-identity");
+    expect(await store.getFile("MEMORY.md")).toEqual({
+      path: "MEMORY.md",
+      source: "memory",
+      tier: "long",
+      hash: "abc",
+      mtimeMs: 1234,
+      size: 56,
+    });
+    const hits = await store.searchText(["偏好"], 5);
+    expect(hits.map((hit) => hit.chunk)).toEqual([
+      {
+        id: "c1",
+        path: "MEMORY.md",
+        source: "memory",
+        tier: "long",
+        startLine: 1,
+        endLine: 3,
+        headings: ["记忆"],
+        text: "用户偏好",
+        hash: "def",
+      },
+    ]);
+    // What version 2 added works.
+    await store.cache?.set([["k", Float32Array.from([1, 2])]]);
+    expect(await store.cache?.size()).toBe(1);
+    await store.close();
+
+    const after = new Database(path, { readonly: true });
+    expect(schemaVersion(after)).toBe(SCHEMA_VERSION);
+    after.close();
+  });
+
+  it("opening an up-to-date database again runs no migration", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    const first = await temp.open({ path });
+    await first.setMeta("k", "v");
+    await first.close();
+    const second = await temp.open({ path });
+    expect(await second.getMeta("k")).toBe("v");
+  });
+
+  it("refuses a database from a newer version and leaves it untouched", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    const db = new Database(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+
+    const failure = await temp
+      .create({ path })
+      .init()
+      .catch((error) => error);
+    expect(isEngramError(failure, "STORE_FAILED")).toBe(true);
+    expect(failure.message).toMatch(/newer than this @engram\/store-sqlite/);
+    expect(failure.hint).toMatch(/engram sync/);
+
+    const check = new Database(path, { readonly: true });
+    expect(schemaVersion(check)).toBe(SCHEMA_VERSION + 1);
+    check.close();
+  });
+});
