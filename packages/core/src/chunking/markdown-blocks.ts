@@ -1,4 +1,5 @@
-import MarkdownIt from "markdown-it";
+import { createRequire } from "node:module";
+import type MarkdownIt from "markdown-it";
 import type Token from "markdown-it/lib/token.mjs";
 
 /** A top-level ATX or setext heading. */
@@ -25,8 +26,19 @@ export interface BlockMap {
   headings: Heading[];
 }
 
-/** One parser for the process; only its block stage (and inline parsing of headings) is used. */
-const md = new MarkdownIt({ html: true });
+/**
+ * One parser for the process; only its block stage (and inline parsing of headings) is used.
+ * Loaded on first use (synchronously, through its CommonJS build): commands that never chunk,
+ * like `engram search`, don't pay for loading it.
+ */
+let parser: MarkdownIt | undefined;
+function markdownIt(): MarkdownIt {
+  if (!parser) {
+    const MarkdownItClass = createRequire(import.meta.url)("markdown-it") as typeof MarkdownIt;
+    parser = new MarkdownItClass({ html: true });
+  }
+  return parser;
+}
 
 const INLINE_MARKUP = /[*_`[\]<>!\\&~]/;
 const SPACES = /\s+/g;
@@ -37,6 +49,7 @@ const SPACES = /\s+/g;
  */
 export function mapBlocks(text: string, lineCount: number): BlockMap {
   const tokens: Token[] = [];
+  const md = markdownIt();
   md.block.parse(text, md, {}, tokens);
 
   const blockEnd = new Uint8Array(lineCount);
@@ -80,6 +93,6 @@ function plainText(source: string): string {
       else if (token.children) collect(token.children);
     }
   };
-  for (const token of md.parseInline(source, {})) collect(token.children ?? []);
+  for (const token of markdownIt().parseInline(source, {})) collect(token.children ?? []);
   return text.replace(SPACES, " ").trim();
 }

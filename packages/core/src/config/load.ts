@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { z } from "zod";
+import * as v from "valibot";
 import { EngramError } from "../errors.js";
 import { CONFIG_FILE } from "../workspace/layout.js";
 import { configSchema, type EngramConfig, type EngramConfigInput } from "./schema.js";
@@ -10,9 +10,9 @@ import { configSchema, type EngramConfig, type EngramConfigInput } from "./schem
  * with its key path (`search.maxResults: expected number, received string`).
  */
 export function resolveConfig(input: EngramConfigInput = {}, origin = "config"): EngramConfig {
-  const parsed = configSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw new EngramError("CONFIG_INVALID", `${origin} is invalid: ${formatIssues(parsed.error)}`, {
+  const parsed = v.safeParse(configSchema, input);
+  if (parsed.success) return parsed.output;
+  throw new EngramError("CONFIG_INVALID", `${origin} is invalid: ${formatIssues(parsed.issues)}`, {
     hint: `fix ${origin} (every key is optional; delete a key to use its default)`,
   });
 }
@@ -73,11 +73,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const where = issue.path.length ? issue.path.join(".") : "(root)";
-      return `${where}: ${issue.message}`;
-    })
-    .join("; ");
+function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues.map((issue) => `${v.getDotPath(issue) ?? "(root)"}: ${issue.message}`).join("; ");
 }

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { type FSWatcher, watch } from "chokidar";
+import type { FSWatcher } from "chokidar";
 import { INDEX_DIR, MEMORY_DIR, MEMORY_FILE } from "../workspace/layout.js";
 
 /** Options for {@link watchWorkspace}. */
@@ -67,16 +67,22 @@ export function watchWorkspace(
     return false;
   };
 
-  const watcher: FSWatcher = watch([workspace, ...target.extraPaths], {
-    ignoreInitial: true,
-    followSymlinks: false,
-    ignored,
+  // chokidar is loaded on first watch: one-shot commands never pay for it.
+  const started: Promise<FSWatcher> = import("chokidar").then(({ watch }) => {
+    const watcher = watch([workspace, ...target.extraPaths], {
+      ignoreInitial: true,
+      followSymlinks: false,
+      ignored,
+    });
+    for (const event of ["add", "change", "unlink", "addDir", "unlinkDir"] as const) {
+      watcher.on(event, (path: string) => schedule(event, path));
+    }
+    watcher.on("error", (error) => options.onError?.(error));
+    return watcher;
   });
-  for (const event of ["add", "change", "unlink", "addDir", "unlinkDir"] as const) {
-    watcher.on(event, (path: string) => schedule(event, path));
-  }
-  watcher.on("error", (error) => options.onError?.(error));
-  const ready = new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  const ready = started.then(
+    (watcher) => new Promise<void>((resolve) => watcher.once("ready", () => resolve())),
+  );
 
   const interval =
     options.rescanIntervalMs && options.rescanIntervalMs > 0
@@ -92,7 +98,7 @@ export function watchWorkspace(
       closed = true;
       if (timer) clearTimeout(timer);
       if (interval) clearInterval(interval);
-      await watcher.close();
+      await (await started).close();
       await inFlight;
     },
   };

@@ -1,6 +1,5 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomicLib from "write-file-atomic";
 
 /**
  * Replaces `absPath` with `content` all at once: writes a temp file beside it, fsyncs it and
@@ -9,5 +8,7 @@ import writeFileAtomicLib from "write-file-atomic";
  */
 export async function writeFileAtomic(absPath: string, content: string | Buffer): Promise<void> {
   await mkdir(path.dirname(absPath), { recursive: true });
+  // Loaded on first use: most commands never write a whole file.
+  const { default: writeFileAtomicLib } = await import("write-file-atomic");
   await writeFileAtomicLib(absPath, content, { fsync: true });
 }

@@ -56,8 +56,8 @@ describe("config", () => {
       expect(isEngramError(error, "CONFIG_INVALID")).toBe(true);
       const message = (error as Error).message;
       expect(message).toContain("search.maxResults");
-      expect(message).toContain('"serach"');
-      expect(message).toContain("chunking.overlap must be smaller");
+      expect(message).toContain("serach: unknown key");
+      expect(message).toContain("chunking: overlap must be smaller than tokens");
     }
   });
 
