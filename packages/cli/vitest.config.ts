@@ -7,5 +7,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // The JSON report feeds the one-line total that `npm test` ends with (scripts/test-summary.mjs).
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
   },
 });

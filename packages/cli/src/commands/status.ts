@@ -1,0 +1,52 @@
+import { describeEmbedding, type MemoryStatus } from "@engram/core";
+import type { Command } from "commander";
+import { withMemory } from "../context.js";
+import { duration, type Io, json, line } from "../output.js";
+
+/** `engram status`: what is indexed, with what, when, and what is pending. */
+export function registerStatus(program: Command, io: Io): void {
+  program
+    .command("status")
+    .description("show files and chunks indexed, provider, last sync and pending changes")
+    .action(async (_flags: unknown, cmd: Command) => {
+      await withMemory(cmd, async (memory, g) => {
+        const status = await memory.status();
+        if (g.json) return json(io, status);
+        printStatus(io, status);
+      });
+    });
+}
+
+function printStatus(io: Io, s: MemoryStatus): void {
+  const size =
+    s.store.bytes !== undefined ? `, ${(s.store.bytes / 1024 / 1024).toFixed(1)} MB` : "";
+  line(io, `Workspace   ${s.workspace}`);
+  line(
+    io,
+    `Store       ${s.store.kind}: ${s.store.files} files, ${s.store.chunks} chunks, ${s.store.vectors} vectors${size}`,
+  );
+  line(
+    io,
+    `Embedding   ${s.embedding ? describeEmbedding(s.embedding) : "none (keyword search only)"}${s.degraded && s.embedding ? " — degraded" : ""}`,
+  );
+  if (s.index.rebuildNeeded.length)
+    line(io, `Rebuild     needed: ${s.index.rebuildNeeded.join("; ")} (run engram sync)`);
+  if (s.lastSync) {
+    const ago = duration(Date.now() - Date.parse(s.lastSync.finishedAt));
+    line(
+      io,
+      `Last sync   ${s.lastSync.finishedAt} (${ago} ago), took ${duration(s.lastSync.durationMs)}`,
+    );
+    for (const skipped of s.lastSync.skipped)
+      line(io, `  skipped   ${skipped.path}: ${skipped.reason}`);
+  } else {
+    line(io, "Last sync   never (run engram sync)");
+  }
+  const pending = s.pending.changed + s.pending.removed;
+  line(
+    io,
+    pending
+      ? `Pending     ${s.pending.changed} changed, ${s.pending.removed} removed (run engram sync, or keep engram watch running)`
+      : "Pending     none — the index matches the files",
+  );
+}

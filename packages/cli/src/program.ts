@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { registerAdd } from "./commands/add.js";
+import { registerDemo } from "./commands/demo.js";
+import { registerGet } from "./commands/get.js";
+import { registerInit } from "./commands/init.js";
+import { registerSearch } from "./commands/search.js";
+import { registerStatus } from "./commands/status.js";
+import { registerSync } from "./commands/sync.js";
+import { registerWatch } from "./commands/watch.js";
+import { EXIT, type Io, processIo, reportError } from "./output.js";
+
+const { version } = JSON.parse(
+  readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+) as {
+  version: string;
+};
+
+/** Build the `engram` command tree writing to `io`. */
+export function createProgram(io: Io = processIo): Command {
+  const program = new Command("engram")
+    .description("Agent memory people can read: Markdown files, indexed for hybrid search")
+    .version(version)
+    .option(
+      "-w, --workspace <dir>",
+      "workspace folder (default: $ENGRAM_WORKSPACE, else the current folder)",
+    )
+    .option("--json", "print stable JSON instead of text")
+    .showHelpAfterError("(run engram --help for usage)")
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+  for (const register of [
+    registerInit,
+    registerAdd,
+    registerSearch,
+    registerGet,
+    registerSync,
+    registerWatch,
+    registerStatus,
+    registerDemo,
+  ]) {
+    register(program, io);
+  }
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/** Run the CLI with `argv` (without the node and script entries); resolves to the exit code. */
+export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const program = createProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander already printed help/version or the usage error.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    return reportError(io, error, argv.includes("--json"));
+  }
+}

@@ -1,0 +1,65 @@
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import {
+  CONFIG_FILE,
+  createMemory,
+  EngramError,
+  INDEX_DIR,
+  loadConfig,
+  MEMORY_DIR,
+  MEMORY_FILE,
+  type Memory,
+} from "@engram/core";
+import { embedderFromConfig, storeFromConfig } from "./drivers.js";
+
+/** The workspace folder: `--workspace`, else `ENGRAM_WORKSPACE`, else the current folder. */
+export function workspaceDir(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return resolve(flag ?? env.ENGRAM_WORKSPACE ?? process.cwd());
+}
+
+/**
+ * Open the memory of an existing workspace. A folder with none of `MEMORY.md`, `memory/`,
+ * `.engram/` or `engram.config.json` is refused, so a command run in the wrong folder does not
+ * start indexing it.
+ */
+export async function openMemory(dir: string, options: { create?: boolean } = {}): Promise<Memory> {
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    throw new EngramError("WORKSPACE_MISSING", `workspace ${dir} does not exist`, {
+      hint: `create it with "engram init --workspace ${dir}", or pass --workspace / set ENGRAM_WORKSPACE`,
+    });
+  }
+  if (!options.create && !(await looksLikeWorkspace(dir))) {
+    throw new EngramError(
+      "WORKSPACE_MISSING",
+      `${dir} is not an engram workspace (no ${MEMORY_FILE} or ${MEMORY_DIR}/)`,
+      {
+        hint: `run "engram init" there, or pass --workspace / set ENGRAM_WORKSPACE`,
+      },
+    );
+  }
+  const config = await loadConfig(dir);
+  return createMemory({
+    workspace: dir,
+    config,
+    readConfigFile: false,
+    store: await storeFromConfig(config),
+    embedder: await embedderFromConfig(config),
+  });
+}
+
+async function looksLikeWorkspace(dir: string): Promise<boolean> {
+  const marks = [MEMORY_FILE, MEMORY_DIR, INDEX_DIR, CONFIG_FILE];
+  const found = await Promise.all(
+    marks.map((m) =>
+      stat(join(dir, m)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return found.some(Boolean);
+}

@@ -1,0 +1,63 @@
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI entry: child-process tests run what users run. */
+export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+
+/** A fresh temp folder; remove it with `rm(dir, { recursive: true, force: true })`. */
+export function tempDir(prefix = "engram-e2e-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Write files (path → content) under `root`, creating folders. */
+export async function writeFiles(
+  root: string,
+  files: Record<string, string | Buffer>,
+): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Run the built `engram` CLI to completion. */
+export function engram(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ENGRAM_WORKSPACE: "", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Poll `check` until it returns a truthy value or `timeoutMs` passes; returns the value. */
+export async function eventually<T>(
+  check: () => Promise<T>,
+  timeoutMs = 10_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
