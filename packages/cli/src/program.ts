@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
+import { registerBench } from "./commands/bench.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
 import { registerInit } from "./commands/init.js";
@@ -41,6 +42,7 @@ export function createProgram(io: Io = processIo): Command {
     registerWatch,
     registerStatus,
     registerDemo,
+    registerBench,
   ]) {
     register(program, io);
   }

@@ -16,7 +16,7 @@ import {
 import { isInMemory, openConnection } from "./connection.js";
 import { SqliteEmbeddingCache } from "./embedding-cache.js";
 import { toEngramError } from "./errors.js";
-import { FullTextIndex, matchExpression, termsDocument } from "./fulltext.js";
+import { FullTextIndex, termsDocument } from "./fulltext.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
 import { DIMS_META_KEY, FTS_TABLE, migrate } from "./schema.js";
@@ -146,7 +146,8 @@ export class SqliteStore implements MemoryStore {
         },
       );
     }
-    this.use("reset the index", ({ sql, vectors }) => {
+    this.use("reset the index", (open) => {
+      const { sql, vectors } = open;
       sql.db
         .transaction(() => {
           sql.get("DELETE FROM chunks").run();
@@ -157,6 +158,7 @@ export class SqliteStore implements MemoryStore {
           else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
         })
         .immediate();
+      open.text.changed();
     });
   }
 
@@ -223,6 +225,7 @@ export class SqliteStore implements MemoryStore {
           }
         })
         .immediate();
+      open.text.changed();
     });
   }
 
@@ -239,10 +242,9 @@ export class SqliteStore implements MemoryStore {
   ): Promise<StoreHit[]> {
     return this.use("search the index", ({ text }) => {
       const limit = normalizeK(k);
-      const match = matchExpression(terms);
-      if (limit === 0 || match === undefined) return [];
+      if (limit === 0) return [];
       return text
-        .search(match, limit, filter)
+        .search(terms, limit, filter)
         .map((row) => ({ chunk: toStoredChunk(row), score: -row.rank }));
     });
   }

@@ -38,3 +38,31 @@ describe("FTS5 match expressions", () => {
     }
   });
 });
+
+describe("terms FTS5 weighs at zero (in half the rows or more)", () => {
+  // 40 chunks: "common" in all, "half" in 20, "rare" in 3; chunk i also holds a unique term.
+  const corpus = () =>
+    upsert(
+      "c.md",
+      Array.from({ length: 40 }, (_, i): [number, string[]] => [
+        i + 1,
+        ["common", `only${i}`, ...(i < 20 ? ["half"] : []), ...(i % 13 === 0 ? ["rare"] : [])],
+      ]),
+    );
+
+  it("are left out only when the other terms still fill k: the top k is unchanged", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({ upserts: [corpus()] });
+    const withCommon = await store.searchText(["rare", "only5", "common", "half"], 4);
+    const without = await store.searchText(["rare", "only5"], 4);
+    expect(withCommon.map((h) => h.chunk.startLine)).toEqual(without.map((h) => h.chunk.startLine));
+  });
+
+  it("still match when nothing else would fill k (OR semantics hold)", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({ upserts: [corpus()] });
+    expect(await store.searchText(["common"], 100)).toHaveLength(40);
+    expect(await store.searchText(["rare", "half"], 100)).toHaveLength(21);
+    expect(await store.searchText(["half", "missing"], 5)).toHaveLength(5);
+  });
+});

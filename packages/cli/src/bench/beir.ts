@@ -1,0 +1,146 @@
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Memory } from "@engram/core";
+import { openMemory } from "../workspace.js";
+import { readBeir } from "./beir-data.js";
+import { mrrAt, ndcgAt, recallAt } from "./retrieval-metrics.js";
+import { median, percentile, timed } from "./stats.js";
+
+/** Options of {@link benchBeir}. */
+export interface BeirBenchOptions {
+  /** A BEIR folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv. */
+  dir: string;
+  split?: string;
+  /** Repetitions of each timed phase; medians are reported (default 3). */
+  runs?: number;
+  /** Keep the generated workspace here instead of a temp folder that is removed afterwards. */
+  workspace?: string;
+  log?: (line: string) => void;
+}
+
+/** What {@link benchBeir} measured. Times in ms; quality metrics averaged over queries. */
+export interface BeirBenchResult {
+  dataset: string;
+  split: string;
+  docs: number;
+  chunks: number;
+  queries: number;
+  mode: "keyword";
+  quality: { ndcg10: number; recall100: number; mrr10: number };
+  coldSync: { medianMs: number; runsMs: number[]; chunksPerSecond: number };
+  /** Reading and hashing every file once: the floor any sync pays. */
+  readHashFloor: { medianMs: number };
+  resync: { medianMs: number; runsMs: number[]; filesPerSecond: number };
+  search: { p50Ms: number; p95Ms: number; storeP50Ms: number };
+  peakRssMb: number;
+}
+
+/**
+ * Write a BEIR corpus into a workspace as Markdown (one file per document, title as heading),
+ * sync it with the configured store, and run every judged query through `Memory.search` — the
+ * path the CLI and the agent tools use. Reports retrieval quality (nDCG@10, Recall@100, MRR@10),
+ * cold sync and unchanged re-sync times, and search latency, each against a floor measured in
+ * the same run.
+ */
+export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchResult> {
+  const log = options.log ?? (() => {});
+  const runs = Math.max(1, options.runs ?? 3);
+  const split = options.split ?? "test";
+  const data = await readBeir(options.dir, split);
+  const ws = options.workspace ?? (await mkdtemp(join(tmpdir(), "engram-bench-")));
+  try {
+    log(`writing ${data.docs.length} documents to ${ws}`);
+    const docOfPath = new Map<string, string>();
+    await mkdir(join(ws, "memory", "corpus"), { recursive: true });
+    for (const doc of data.docs) {
+      const path = `memory/corpus/${fileName(doc.id)}.md`;
+      docOfPath.set(path, doc.id);
+      await writeFile(join(ws, path), `# ${doc.title.trim() || doc.id}\n\n${doc.text.trim()}\n`);
+    }
+
+    const floorRuns: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      floorRuns.push(
+        await timed(async () => {
+          for (const path of docOfPath.keys()) {
+            createHash("sha256").update(await readFile(join(ws, path))).digest("hex");
+          }
+        }),
+      );
+    }
+
+    const coldRuns: number[] = [];
+    let chunks = 0;
+    for (let r = 0; r < runs; r++) {
+      await rm(join(ws, ".engram"), { recursive: true, force: true });
+      await withMemory(ws, async (memory) => {
+        let report: Awaited<ReturnType<Memory["sync"]>>;
+        coldRuns.push(await timed(async () => (report = await memory.sync())));
+        chunks = report?.chunks ?? 0;
+      });
+      log(`cold sync ${r + 1}/${runs}: ${Math.round(coldRuns.at(-1) ?? 0)} ms, ${chunks} chunks`);
+    }
+    const resyncRuns: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      await withMemory(ws, async (memory) => {
+        resyncRuns.push(await timed(() => memory.sync()));
+      });
+    }
+
+    const quality = { ndcg10: 0, recall100: 0, mrr10: 0 };
+    const latencies: number[] = [];
+    const storeLatencies: number[] = [];
+    await withMemory(ws, async (memory) => {
+      for (const query of data.queries) {
+        const judged = data.qrels.get(query.id) ?? new Map<string, number>();
+        const { results } = await memory.search(query.text, { mode: "keyword", maxResults: 200 });
+        const ranked = [...new Set(results.map((r) => docOfPath.get(r.path) ?? r.path))];
+        quality.ndcg10 += ndcgAt(ranked, judged, 10);
+        quality.recall100 += recallAt(ranked, judged, 100);
+        quality.mrr10 += mrrAt(ranked, judged, 10);
+      }
+      const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
+      for (const query of data.queries) {
+        latencies.push(await timed(() => memory.search(query.text, { mode: "keyword" })));
+        const terms = [...new Set(memory.analyzer.terms(query.text))];
+        storeLatencies.push(await timed(() => memory.store.searchText(terms, pool)));
+      }
+    });
+    const n = Math.max(1, data.queries.length);
+    const cold = median(coldRuns);
+    const resync = median(resyncRuns);
+    return {
+      dataset: options.dir.split(/[\\/]/).filter(Boolean).at(-1) ?? options.dir,
+      split,
+      docs: data.docs.length,
+      chunks,
+      queries: data.queries.length,
+      mode: "keyword",
+      quality: { ndcg10: quality.ndcg10 / n, recall100: quality.recall100 / n, mrr10: quality.mrr10 / n },
+      coldSync: { medianMs: cold, runsMs: coldRuns, chunksPerSecond: chunks / (cold / 1000) },
+      readHashFloor: { medianMs: median(floorRuns) },
+      resync: { medianMs: resync, runsMs: resyncRuns, filesPerSecond: data.docs.length / (resync / 1000) },
+      search: { p50Ms: median(latencies), p95Ms: percentile(latencies, 95), storeP50Ms: median(storeLatencies) },
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+  } finally {
+    if (!options.workspace) await rm(ws, { recursive: true, force: true });
+  }
+}
+
+async function withMemory(ws: string, fn: (memory: Memory) => Promise<void>): Promise<void> {
+  const memory = await openMemory(ws);
+  try {
+    await fn(memory);
+  } finally {
+    await memory.close();
+  }
+}
+
+/** A file name for a document id (ids may hold characters a file system refuses). */
+function fileName(id: string): string {
+  const safe = id.replace(/[^A-Za-z0-9._-]/g, "_");
+  return safe === id ? id : `${safe}-${createHash("sha1").update(id).digest("hex").slice(0, 8)}`;
+}
