@@ -19,11 +19,19 @@ export async function readBeir(dir: string, split = "test"): Promise<BeirData> {
       });
     });
   const splits = await readdir(join(dir, "qrels")).catch(() => [] as string[]);
-  const qrelsFile = splits.includes(`${split}.tsv`) ? `${split}.tsv` : splits.length === 1 ? splits[0] : undefined;
+  const qrelsFile = splits.includes(`${split}.tsv`)
+    ? `${split}.tsv`
+    : splits.length === 1
+      ? splits[0]
+      : undefined;
   if (!qrelsFile) {
-    throw new EngramError("INVALID_ARGUMENT", `no qrels/${split}.tsv in ${dir} (found: ${splits.join(", ") || "none"})`, {
-      hint: "pass --split with one of the files in qrels/",
-    });
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `no qrels/${split}.tsv in ${dir} (found: ${splits.join(", ") || "none"})`,
+      {
+        hint: "pass --split with one of the files in qrels/",
+      },
+    );
   }
   const qrels = new Map<string, Map<string, number>>();
   for (const line of (await need(`qrels/${qrelsFile}`)).split("\n").slice(1)) {
@@ -38,7 +46,11 @@ export async function readBeir(dir: string, split = "test"): Promise<BeirData> {
       .split("\n")
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as { _id: string; title?: string; text: string });
-  const docs = jsonl(await need("corpus.jsonl")).map((d) => ({ id: String(d._id), title: d.title ?? "", text: d.text }));
+  const docs = jsonl(await need("corpus.jsonl")).map((d) => ({
+    id: String(d._id),
+    title: d.title ?? "",
+    text: d.text,
+  }));
   const queries = jsonl(await need("queries.jsonl"))
     .filter((q) => qrels.has(String(q._id)))
     .map((q) => ({ id: String(q._id), text: q.text }));

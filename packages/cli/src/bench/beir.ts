@@ -65,7 +65,9 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       floorRuns.push(
         await timed(async () => {
           for (const path of docOfPath.keys()) {
-            createHash("sha256").update(await readFile(join(ws, path))).digest("hex");
+            createHash("sha256")
+              .update(await readFile(join(ws, path)))
+              .digest("hex");
           }
         }),
       );
@@ -118,11 +120,23 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       chunks,
       queries: data.queries.length,
       mode: "keyword",
-      quality: { ndcg10: quality.ndcg10 / n, recall100: quality.recall100 / n, mrr10: quality.mrr10 / n },
+      quality: {
+        ndcg10: quality.ndcg10 / n,
+        recall100: quality.recall100 / n,
+        mrr10: quality.mrr10 / n,
+      },
       coldSync: { medianMs: cold, runsMs: coldRuns, chunksPerSecond: chunks / (cold / 1000) },
       readHashFloor: { medianMs: median(floorRuns) },
-      resync: { medianMs: resync, runsMs: resyncRuns, filesPerSecond: data.docs.length / (resync / 1000) },
-      search: { p50Ms: median(latencies), p95Ms: percentile(latencies, 95), storeP50Ms: median(storeLatencies) },
+      resync: {
+        medianMs: resync,
+        runsMs: resyncRuns,
+        filesPerSecond: data.docs.length / (resync / 1000),
+      },
+      search: {
+        p50Ms: median(latencies),
+        p95Ms: percentile(latencies, 95),
+        storeP50Ms: median(storeLatencies),
+      },
       peakRssMb: process.resourceUsage().maxRSS / 1024,
     };
   } finally {

@@ -7,7 +7,10 @@ export function ndcgAt(ranked: readonly string[], judged: Judgements, k: number)
   ranked.slice(0, k).forEach((id, i) => {
     dcg += (2 ** (judged.get(id) ?? 0) - 1) / Math.log2(i + 2);
   });
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...judged.values()]
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
   return idcg > 0 ? dcg / idcg : 0;
 }

@@ -1,44 +1,57 @@
 import type { Command } from "commander";
 import { type BeirBenchResult, benchBeir } from "../bench/beir.js";
 import { globals, positiveInt } from "../context.js";
-import { json, line, type Io } from "../output.js";
+import { type Io, json, line } from "../output.js";
 
 /** `engram bench beir --dir <folder>`: retrieval quality and speed on a BEIR data set. */
 export function registerBench(program: Command, io: Io): void {
   const bench = program.command("bench").description("measure retrieval quality and speed");
   bench
     .command("beir")
-    .description("index a BEIR data set as Markdown and measure nDCG@10, Recall@100, MRR@10, sync and search times")
+    .description(
+      "index a BEIR data set as Markdown and measure nDCG@10, Recall@100, MRR@10, sync and search times",
+    )
     .requiredOption("--dir <folder>", "BEIR folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
     .option("--split <name>", "qrels split", "test")
     .option("--runs <n>", "repetitions of each timed phase (medians are reported)", "3")
     .option("--keep <dir>", "build the workspace here and keep it")
-    .action(async (flags: { dir: string; split: string; runs: string; keep?: string }, cmd: Command) => {
-      const g = globals(cmd);
-      const result = await benchBeir({
-        dir: flags.dir,
-        split: flags.split,
-        runs: positiveInt("--runs", flags.runs) ?? 3,
-        ...(flags.keep ? { workspace: flags.keep } : {}),
-        log: (text) => io.stderr.write(`${text}\n`),
-      });
-      if (g.json) return json(io, result);
-      printBeir(io, result);
-    });
+    .action(
+      async (flags: { dir: string; split: string; runs: string; keep?: string }, cmd: Command) => {
+        const g = globals(cmd);
+        const result = await benchBeir({
+          dir: flags.dir,
+          split: flags.split,
+          runs: positiveInt("--runs", flags.runs) ?? 3,
+          ...(flags.keep ? { workspace: flags.keep } : {}),
+          log: (text) => io.stderr.write(`${text}\n`),
+        });
+        if (g.json) return json(io, result);
+        printBeir(io, result);
+      },
+    );
 }
 
 function printBeir(io: Io, r: BeirBenchResult): void {
   const f = (n: number, d = 3) => n.toFixed(d);
   const ms = (n: number) => (n >= 1000 ? `${f(n / 1000, 2)} s` : `${f(n, 1)} ms`);
-  line(io, `BEIR ${r.dataset} (${r.split}): ${r.docs} docs → ${r.chunks} chunks, ${r.queries} queries, ${r.mode} search`);
+  line(
+    io,
+    `BEIR ${r.dataset} (${r.split}): ${r.docs} docs → ${r.chunks} chunks, ${r.queries} queries, ${r.mode} search`,
+  );
   line(io, "| measure | median | vs. baseline in the same run |");
   line(io, "|---|---|---|");
-  line(io, `| nDCG@10 / Recall@100 / MRR@10 | ${f(r.quality.ndcg10)} / ${f(r.quality.recall100)} / ${f(r.quality.mrr10)} | |`);
+  line(
+    io,
+    `| nDCG@10 / Recall@100 / MRR@10 | ${f(r.quality.ndcg10)} / ${f(r.quality.recall100)} / ${f(r.quality.mrr10)} | |`,
+  );
   line(
     io,
     `| cold sync | ${ms(r.coldSync.medianMs)} (${Math.round(r.coldSync.chunksPerSecond)} chunks/s) | ×${f(r.coldSync.medianMs / r.readHashFloor.medianMs, 1)} of reading + hashing the files (${ms(r.readHashFloor.medianMs)}) |`,
   );
-  line(io, `| re-sync, nothing changed | ${ms(r.resync.medianMs)} (${Math.round(r.resync.filesPerSecond)} files/s) | ×${f(r.resync.medianMs / r.readHashFloor.medianMs, 2)} of reading + hashing |`);
+  line(
+    io,
+    `| re-sync, nothing changed | ${ms(r.resync.medianMs)} (${Math.round(r.resync.filesPerSecond)} files/s) | ×${f(r.resync.medianMs / r.readHashFloor.medianMs, 2)} of reading + hashing |`,
+  );
   line(
     io,
     `| search p50 / p95 | ${ms(r.search.p50Ms)} / ${ms(r.search.p95Ms)} | ×${f(r.search.p50Ms / r.search.storeP50Ms, 2)} of the store's own BM25 query (${ms(r.search.storeP50Ms)}) |`,

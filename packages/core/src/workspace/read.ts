@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { EngramError } from "../errors.js";
 import { resolveMemoryPath } from "./sandbox.js";
 
@@ -17,20 +17,24 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * @throws EngramError `INVALID_ENCODING` when the bytes are not valid UTF-8.
  * Other file-system errors (e.g. `ENOENT` for a file deleted meanwhile) are rethrown unchanged so
  * callers such as the indexer can tell "gone" from "bad".
+ *
+ * The I/O is synchronous on purpose: memory files are small, and four awaited round trips per
+ * file (open, stat, read, close) left a cold sync idle for a quarter of its time (SciFact: 5,183
+ * files, ~1.2 s idle out of 4.8 s) — each step waited for the main thread, busy chunking.
  */
 export async function readUtf8(
   absPath: string,
   options: { maxBytes: number },
 ): Promise<{ text: string; bytes: Buffer }> {
   const { maxBytes } = options;
-  const handle = await open(absPath, "r");
+  const fd = openSync(absPath, "r");
   let bytes: Buffer;
   try {
-    const { size } = await handle.stat();
+    const { size } = fstatSync(fd);
     if (size > maxBytes) throw tooLarge(absPath, size, maxBytes);
-    bytes = await handle.readFile();
+    bytes = readAll(fd, size, maxBytes);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   // The file may have grown between stat and read.
   if (bytes.length > maxBytes) throw tooLarge(absPath, bytes.length, maxBytes);
@@ -42,6 +46,24 @@ export async function readUtf8(
       cause: error,
     });
   }
+}
+
+/** Read to end of file (it may have changed since the stat), never more than `maxBytes` + 1. */
+function readAll(fd: number, expected: number, maxBytes: number): Buffer {
+  let buffer = Buffer.allocUnsafe(Math.min(expected, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > maxBytes) break;
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (n === 0) break;
+    length += n;
+  }
+  return buffer.subarray(0, length);
 }
 
 function tooLarge(absPath: string, size: number, maxBytes: number): EngramError {
