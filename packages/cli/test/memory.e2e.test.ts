@@ -1,4 +1,4 @@
-import { appendFile, rename, rm, truncate, utimes, writeFile } from "node:fs/promises";
+import { appendFile, rename, rm, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createMemory, type Memory, type MemoryOptions } from "@engram/core";
 import { createHashingEmbedder } from "@engram/core/testing";
@@ -180,6 +180,33 @@ describe("memory on SQLite", () => {
     memory = await memoryOf();
     expect((await memory.sync())?.added).toBe(1);
     expect((await memory.search("otters")).results).toEqual(before.results);
+  });
+
+  it("indexes extraPaths, honours a custom tier map, ignores symlinks and non-Markdown files", async () => {
+    const outside = await tempDir("engram-extra-");
+    try {
+      await writeFiles(outside, { "team/handbook.md": "# Handbook\n\non-call rotation is weekly\n", "team/notes.txt": "on-call txt" });
+      await writeFiles(ws, {
+        "memory/people/lin.md": "Lin owns the on-call schedule\n",
+        "memory/notes.txt": "on-call plain text is not indexed\n",
+      });
+      await symlink(join(outside, "team"), join(ws, "memory", "linked"));
+      const memory = await memoryOf({
+        config: { extraPaths: [join(outside, "team")], tiers: { mid: ["memory/people/**"] } },
+      });
+      const report = await memory.sync();
+      expect(report?.added).toBe(2);
+      const hits = (await memory.search("on-call")).results;
+      expect(hits.map((r) => [r.path, r.tier]).sort()).toEqual([
+        [join(outside, "team/handbook.md"), "long"],
+        ["memory/people/lin.md", "mid"],
+      ]);
+      const extra = hits.find((r) => r.tier === "long");
+      expect((await memory.get(extra?.path ?? "")).text).toContain("on-call rotation");
+      await expect(memory.get("memory/linked/handbook.md")).rejects.toMatchObject({ code: "PATH_OUTSIDE_WORKSPACE" });
+    } finally {
+      await removeDir(outside);
+    }
   });
 
   describe("bad input", () => {

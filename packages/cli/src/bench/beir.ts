@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Memory } from "@engram/core";
@@ -65,9 +66,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       floorRuns.push(
         await timed(async () => {
           for (const path of docOfPath.keys()) {
-            createHash("sha256")
-              .update(await readFile(join(ws, path)))
-              .digest("hex");
+            createHash("sha256").update(readFileSync(join(ws, path))).digest("hex");
           }
         }),
       );
