@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
 
 const core = (p: string) => fileURLToPath(new URL(`./packages/core/src/${p}`, import.meta.url));
 
@@ -13,3 +14,15 @@ export const workspaceAliases = {
     new URL("./packages/store-sqlite/src/index.ts", import.meta.url),
   ),
 };
+
+/** The vitest config every package uses (`export { packageConfig as default }`). */
+export const packageConfig = defineConfig({
+  resolve: { alias: workspaceAliases },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // The JSON report feeds the one-line total that `npm test` ends with (scripts/test-summary.mjs).
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
+  },
+});

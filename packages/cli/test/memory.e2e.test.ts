@@ -185,7 +185,10 @@ describe("memory on SQLite", () => {
   it("indexes extraPaths, honours a custom tier map, ignores symlinks and non-Markdown files", async () => {
     const outside = await tempDir("engram-extra-");
     try {
-      await writeFiles(outside, { "team/handbook.md": "# Handbook\n\non-call rotation is weekly\n", "team/notes.txt": "on-call txt" });
+      await writeFiles(outside, {
+        "team/handbook.md": "# Handbook\n\non-call rotation is weekly\n",
+        "team/notes.txt": "on-call txt",
+      });
       await writeFiles(ws, {
         "memory/people/lin.md": "Lin owns the on-call schedule\n",
         "memory/notes.txt": "on-call plain text is not indexed\n",
@@ -203,7 +206,9 @@ describe("memory on SQLite", () => {
       ]);
       const extra = hits.find((r) => r.tier === "long");
       expect((await memory.get(extra?.path ?? "")).text).toContain("on-call rotation");
-      await expect(memory.get("memory/linked/handbook.md")).rejects.toMatchObject({ code: "PATH_OUTSIDE_WORKSPACE" });
+      await expect(memory.get("memory/linked/handbook.md")).rejects.toMatchObject({
+        code: "PATH_OUTSIDE_WORKSPACE",
+      });
     } finally {
       await removeDir(outside);
     }

@@ -17,6 +17,7 @@ import type { SearchOptions, SearchResponse } from "./search/types.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
 import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
+import { DirtyPaths } from "./sync/dirty-paths.js";
 import { runSync, type SyncOptions } from "./sync/indexer.js";
 import { planSync } from "./sync/plan.js";
 import { LAST_SYNC_META_KEY, type SyncReport } from "./sync/report.js";
@@ -126,8 +127,8 @@ export class Memory {
   readonly #ctx: IndexContext;
   readonly #clock: Clock;
   readonly #syncs: Coalescer<MemorySyncOptions, SyncReport | undefined>;
-  /** Paths engram wrote since the last sync: indexed before the next search. */
-  readonly #dirty = new Set<string>();
+  /** Paths engram wrote since they were last indexed: indexed before the next search. */
+  readonly #dirty = new DirtyPaths();
   readonly #watchers = new Set<Watcher>();
   #closed = false;
 
@@ -164,11 +165,10 @@ export class Memory {
   }
 
   async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
-    const dirtyBefore = [...this.#dirty];
+    const started = this.#dirty.snapshot();
     const run = async () => {
       const report = await runSync(this.#ctx, options);
-      for (const path of dirtyBefore) this.#dirty.delete(path);
-      if (!options.paths) this.#dirty.clear();
+      this.#dirty.settle(started, options.paths);
       return report;
     };
     if (options.wait === false) {
@@ -196,7 +196,7 @@ export class Memory {
         hint: 'pass text such as "deploy plan"',
       });
     }
-    if (this.#dirty.size) await this.sync({ paths: [...this.#dirty], wait: false });
+    if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
     return search(
       {
         store: this.store,
@@ -227,7 +227,7 @@ export class Memory {
   async appendDaily(text: string, options: { date?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
     const result = await appendDailyLog(this.workspace, text, { clock: this.#clock, ...options });
-    this.#dirty.add(result.path);
+    this.#dirty.mark(result.path);
     return result;
   }
 
@@ -235,7 +235,7 @@ export class Memory {
   async appendLongTerm(text: string, options: { file?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
     const result = await appendLongTerm(this.workspace, text, { clock: this.#clock, ...options });
-    this.#dirty.add(result.path);
+    this.#dirty.mark(result.path);
     return result;
   }
 

@@ -66,7 +66,9 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       floorRuns.push(
         await timed(async () => {
           for (const path of docOfPath.keys()) {
-            createHash("sha256").update(readFileSync(join(ws, path))).digest("hex");
+            createHash("sha256")
+              .update(readFileSync(join(ws, path)))
+              .digest("hex");
           }
         }),
       );

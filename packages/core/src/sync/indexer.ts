@@ -16,6 +16,9 @@ import type { IndexContext } from "./context.js";
 import { planSync } from "./plan.js";
 import { LAST_SYNC_META_KEY, type SyncProgress, type SyncReport } from "./report.js";
 
+/** Longest stretch of synchronous indexing work between two turns of the event loop. */
+const YIELD_EVERY_MS = 20;
+
 /** Options of one sync. */
 export interface SyncOptions {
   /** Rebuild the index from scratch. */
@@ -83,7 +86,14 @@ export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Pro
 
   const total = plan.changed.length;
   let done = 0;
+  let slice = performance.now();
   for (const file of plan.changed) {
+    // Reading, chunking and writing are synchronous: give the event loop a turn every ~20 ms so a
+    // long sync never freezes the process it runs in (an agent, a watcher, a server).
+    if (performance.now() - slice > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     options.signal?.throwIfAborted();
     const outcome = await readChanged(
       ctx,
