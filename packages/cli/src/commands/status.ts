@@ -17,6 +17,10 @@ export function registerStatus(program: Command, io: Io): void {
     });
 }
 
+function bytes(n: number): string {
+  return n < 1024 * 1024 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
 function printStatus(io: Io, s: MemoryStatus): void {
   const size =
     s.store.bytes !== undefined ? `, ${(s.store.bytes / 1024 / 1024).toFixed(1)} MB` : "";
