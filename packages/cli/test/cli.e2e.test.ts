@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { engram, removeDir, tempDir } from "./helpers.js";
+import { BIN, engram, removeDir, tempDir } from "./helpers.js";
 
 /** The `engram` binary as a user runs it: a real child process on a real workspace. */
 describe("engram CLI", () => {
@@ -134,6 +135,26 @@ describe("engram CLI", () => {
     );
     expect(fromCwd.results).toHaveLength(1);
     expect(await readFile(join(ws, ".engram", ".gitignore"), "utf8")).toBe("*\n");
+  });
+
+  it("stops quietly when its output pipe closes early (engram … | head)", async () => {
+    await engram(["init", "--workspace", ws]);
+    const lines = Array.from(
+      { length: 4000 },
+      (_, i) => `- entry ${i} about the heron migration`,
+    ).join("\n");
+    await writeFile(join(ws, "memory", "long.md"), `${lines}\n`);
+    const child = spawn(
+      process.execPath,
+      [BIN, "search", "heron", "-k", "100", "--workspace", ws],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stderr).not.toContain("EPIPE");
+    expect(code).toBe(0);
   });
 
   it("demo builds, indexes and searches an example workspace", async () => {

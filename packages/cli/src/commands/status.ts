@@ -22,8 +22,7 @@ function bytes(n: number): string {
 }
 
 function printStatus(io: Io, s: MemoryStatus): void {
-  const size =
-    s.store.bytes !== undefined ? `, ${(s.store.bytes / 1024 / 1024).toFixed(1)} MB` : "";
+  const size = s.store.bytes !== undefined ? `, ${bytes(s.store.bytes)}` : "";
   line(io, `Workspace   ${s.workspace}`);
   line(
     io,
