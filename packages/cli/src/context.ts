@@ -1,6 +1,5 @@
 import { EngramError, type Memory } from "@engram/core";
 import type { Command } from "commander";
-import type { Io } from "./output.js";
 import { openMemory, workspaceDir } from "./workspace.js";
 
 /** Options every command accepts. */
@@ -60,6 +59,3 @@ export function unitNumber(flag: string, value: string | undefined): number | un
   }
   return n;
 }
-
-/** A command's action: gets its Io; errors propagate to the top level, which reports them. */
-export type Action = (io: Io) => (...args: unknown[]) => Promise<void>;

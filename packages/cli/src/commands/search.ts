@@ -1,11 +1,4 @@
-import {
-  EngramError,
-  isTier,
-  type SearchMode,
-  type SearchResponse,
-  TIERS,
-  type Tier,
-} from "@engram/core";
+import { EngramError, isTier, type SearchResponse, TIERS, type Tier } from "@engram/core";
 import type { Command } from "commander";
 import { positiveInt, unitNumber, withMemory } from "../context.js";
 import { type Io, json, line } from "../output.js";
@@ -102,5 +95,3 @@ function oneOf<T extends string>(
     },
   );
 }
-
-export type { SearchMode };

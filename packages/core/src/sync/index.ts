@@ -1,7 +1,5 @@
 export { chunkRecords } from "./chunk-records.js";
-export { Coalescer } from "./coalesce.js";
 export type { IndexContext } from "./context.js";
-export { DirtyPaths } from "./dirty-paths.js";
 export { runSync, type SyncOptions } from "./indexer.js";
 export { planSync, type SyncPlan } from "./plan.js";
 export {
