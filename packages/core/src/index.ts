@@ -16,7 +16,7 @@ export {
   type MemorySyncOptions,
 } from "./memory.js";
 export * from "./search/index.js";
-export type * from "./store/index.js";
+export * from "./store/index.js";
 export * from "./sync/index.js";
 export * from "./text/index.js";
 export { DEFAULT_SEARCH_TIERS, isTier, TIERS, type Tier } from "./tier.js";

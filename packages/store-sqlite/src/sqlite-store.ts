@@ -1,10 +1,13 @@
 import { statSync } from "node:fs";
 import {
+  assertChunksFit,
+  assertQueryDims,
   type ChunkRecord,
   type EmbeddingCacheStore,
   EngramError,
   type FileRecord,
   type MemoryStore,
+  resultLimit,
   type SearchFilter,
   type Source,
   type StoreBatch,
@@ -24,8 +27,6 @@ import { StatementCache } from "./statements.js";
 import { VEC_TABLE, VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-/** Largest LIMIT we bind; "everything" in practice. */
-const MAX_LIMIT = 2 ** 31 - 1;
 
 const SQL = {
   getMeta: "SELECT value FROM meta WHERE key = ?",
@@ -196,7 +197,7 @@ export class SqliteStore implements MemoryStore {
       sql.db
         .transaction(() => {
           const dims = readDims(sql);
-          for (const { file, chunks } of batch.upserts ?? []) validateChunks(file, chunks, dims);
+          for (const { file, chunks } of batch.upserts ?? []) assertChunksFit(file, chunks, dims);
           const upserts = new Map(
             (batch.upserts ?? []).map((upsert) => [upsert.file.path, upsert]),
           );
@@ -241,7 +242,7 @@ export class SqliteStore implements MemoryStore {
     filter?: SearchFilter,
   ): Promise<StoreHit[]> {
     return this.use("search the index", ({ text }) => {
-      const limit = normalizeK(k);
+      const limit = resultLimit(k);
       if (limit === 0) return [];
       return text
         .search(terms, limit, filter)
@@ -253,16 +254,8 @@ export class SqliteStore implements MemoryStore {
     return this.use("search the index", ({ sql, vectors }) => {
       const dims = readDims(sql);
       if (dims === null || vectors === null) return [];
-      if (vector.length !== dims) {
-        throw new EngramError(
-          "STORE_DIMS_MISMATCH",
-          `The query vector has ${vector.length} dimensions; the index holds ${dims}-dimensional vectors.`,
-          {
-            hint: "Embed the query with the model the index was built with, or rebuild the index for the new model.",
-          },
-        );
-      }
-      const limit = normalizeK(k);
+      assertQueryDims(vector, dims);
+      const limit = resultLimit(k);
       if (limit === 0) return [];
       return vectors
         .nearest(vector, limit, filter)
@@ -391,48 +384,6 @@ function readMeta(sql: StatementCache, key: string): string | undefined {
 function readDims(sql: StatementCache): number | null {
   const value = readMeta(sql, DIMS_META_KEY);
   return value === undefined ? null : Number(value);
-}
-
-/** Refuse a batch whose chunks do not belong to their file or carry vectors of the wrong size. */
-function validateChunks(
-  file: FileRecord,
-  chunks: readonly ChunkRecord[],
-  dims: number | null,
-): void {
-  for (const chunk of chunks) {
-    if (chunk.path !== file.path) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `Chunk ${chunk.id} has path ${chunk.path} but is written with file ${file.path}.`,
-        { hint: "Write each chunk in the upsert of the file it comes from." },
-      );
-    }
-    if (chunk.embedding === null) continue;
-    if (dims === null) {
-      throw new EngramError(
-        "STORE_DIMS_MISMATCH",
-        `Chunk ${chunk.id} (${chunk.path}) has a ${chunk.embedding.length}-dimensional embedding, but the index has no vector space.`,
-        {
-          hint: "Call reset({ dims }) with the embedder's dimensions first, or write the chunk with embedding null.",
-        },
-      );
-    }
-    if (chunk.embedding.length !== dims) {
-      throw new EngramError(
-        "STORE_DIMS_MISMATCH",
-        `Chunk ${chunk.id} (${chunk.path}) has a ${chunk.embedding.length}-dimensional embedding; the index holds ${dims}-dimensional vectors.`,
-        {
-          hint: "Vectors of different models never mix: rebuild the index (reset with the new dims) when the model changes.",
-        },
-      );
-    }
-  }
-}
-
-/** `k` as a LIMIT: 0 for anything below 1 or not a number, capped for Infinity. */
-function normalizeK(k: number): number {
-  if (!(k >= 1)) return 0;
-  return Math.min(Math.floor(k), MAX_LIMIT);
 }
 
 function fileSize(path: string): number {

@@ -1,2 +1,3 @@
+export { assertChunksFit, assertQueryDims, resultLimit } from "./checks.js";
 export type * from "./records.js";
 export type * from "./store.js";
