@@ -15,6 +15,17 @@ export type EngramErrorCode =
   | "STORE_FAILED"
   | "STORE_DIMS_MISMATCH"
   | "EMBEDDING_FAILED"
+  | "EMBEDDING_AUTH"
+  | "EMBEDDING_QUOTA"
+  | "EMBEDDING_RATE_LIMIT"
+  | "EMBEDDING_BAD_INPUT"
+  | "EMBEDDING_TOO_LONG"
+  | "EMBEDDING_NETWORK"
+  | "EMBEDDING_TIMEOUT"
+  | "EMBEDDING_SERVER"
+  | "EMBEDDING_BAD_RESPONSE"
+  | "EMBEDDING_UNAVAILABLE"
+  | "EMBEDDING_BUDGET"
   | "CLOSED";
 
 /** A failure engram reports on purpose, with a code to branch on and a hint that names the fix. */

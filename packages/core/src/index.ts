@@ -14,6 +14,7 @@ export {
   type MemoryOptions,
   type MemoryStatus,
   type MemorySyncOptions,
+  type ProviderStatus,
 } from "./memory.js";
 export * from "./search/index.js";
 export * from "./store/index.js";

@@ -2,8 +2,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
+import { EmbedderChain } from "./embedding/chain.js";
+import type { CircuitState } from "./embedding/circuit-breaker.js";
 import type { Embedder } from "./embedding/embedder.js";
 import {
+  describeEmbedding,
   type EmbeddingIdentity,
   embeddingIdentity,
   IDENTITY_META_KEY,
@@ -11,6 +14,7 @@ import {
   indexIdentity,
   parseIdentity,
 } from "./embedding/identity.js";
+import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
 import { EngramError } from "./errors.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -18,9 +22,15 @@ import type { MemoryStore, StoreFactory } from "./store/store.js";
 import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
 import { DirtyPaths } from "./sync/dirty-paths.js";
-import { runSync, type SyncOptions } from "./sync/indexer.js";
+import { estimateSync, type SyncEstimate } from "./sync/estimate.js";
+import { EmbeddingAborted, runSync, type SyncOptions } from "./sync/indexer.js";
 import { planSync } from "./sync/plan.js";
-import { LAST_SYNC_META_KEY, type SyncReport } from "./sync/report.js";
+import {
+  LAST_SYNC_META_KEY,
+  PENDING_VECTORS_META_KEY,
+  parsePendingPaths,
+  type SyncReport,
+} from "./sync/report.js";
 import { type Watcher, watchWorkspace } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
@@ -36,8 +46,12 @@ export interface MemoryOptions {
   workspace: string;
   /** The store, or a factory given `<workspace>/.engram` (e.g. `sqliteStore()` from `@engram/store-sqlite`). */
   store: MemoryStore | StoreFactory;
-  /** Embedding provider; null or absent: keyword search only (hybrid queries answer `degraded`). */
-  embedder?: Embedder | null;
+  /**
+   * Embedding provider, or several: the primary first, then fallbacks tried when it fails (see
+   * `selectEmbedders` to build them from the config). Core wraps each in retries and a circuit
+   * breaker. null or absent: keyword search only (hybrid queries answer `degraded`).
+   */
+  embedder?: Embedder | readonly Embedder[] | null;
   /** Config merged over `engram.config.json` (section by section). */
   config?: EngramConfigInput;
   /** Read `engram.config.json` from the workspace (default true). */
@@ -61,8 +75,14 @@ export interface MemorySyncOptions extends SyncOptions {
 export interface MemoryStatus {
   workspace: string;
   store: { kind: string; files: number; chunks: number; vectors: number; bytes?: number };
-  /** The configured embedding provider, or null (keyword only). */
+  /** The provider the index is (or will be) embedded with, or null (keyword only). */
   embedding: EmbeddingIdentity | null;
+  /** Every configured provider in order (primary first), with its health in this process. */
+  providers: ProviderStatus[];
+  /** The embedding cache: entries and the share of the last sync's vectors it served. */
+  cache: { entries: number; maxEntries: number; lastSyncHitRate: number | null } | null;
+  /** Files indexed for keyword search whose vectors are still owed. */
+  vectorsPending: number;
   /** The identity the index was built with, and whether it differs from the wanted one. */
   index: { embedding: EmbeddingIdentity | null; analyzer: string | null; rebuildNeeded: string[] };
   /** Files added or modified (by mtime/size) and removed since the last sync. */
@@ -71,6 +91,20 @@ export interface MemoryStatus {
   /** True when hybrid search would answer from keywords alone. */
   degraded: boolean;
 }
+
+/** One configured embedding provider, as `engram status` shows it. */
+export interface ProviderStatus {
+  identity: EmbeddingIdentity;
+  /** True for the primary; false for fallbacks. */
+  primary: boolean;
+  /** True when the index holds this provider's vectors. */
+  active: boolean;
+  circuit: CircuitState;
+  stats: ProviderStats;
+}
+
+/** Meta key where provider health is kept between processes. */
+const HEALTH_META_KEY = "engram.providerHealth";
 
 /**
  * Open a workspace's memory: load and validate the config, open the store, and return the
@@ -103,15 +137,37 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       : options.store;
   await store.init();
   const tierMap = { ...DEFAULT_TIER_MAP, ...config.tiers };
+  const given = options.embedder ?? [];
+  const chain = new EmbedderChain(Array.isArray(given) ? given : [given as Embedder], {
+    retry: config.embedding.retry,
+    circuit: config.embedding.circuit,
+  });
+  const [identityJson, healthJson] = await Promise.all([
+    store.getMeta(IDENTITY_META_KEY),
+    store.getMeta(HEALTH_META_KEY),
+  ]);
+  restoreHealth(chain, parseJson<Record<string, HealthRecord>>(healthJson ?? undefined));
+  const indexed = chain.find(parseIdentity(identityJson)?.embedding);
   return new Memory({
     workspace,
     config,
     store,
     analyzer: createAnalyzer({ cjk: config.analyzer.cjk }),
-    embedder: options.embedder ?? null,
+    embedder: indexed ?? chain.primary,
+    chain,
     tierOf: createTierResolver(tierMap, config.defaultTier),
     clock: options.clock ?? systemClock,
   });
+}
+
+type HealthRecord = Pick<CircuitState, "failures" | "openUntil" | "lastError" | "lastErrorCode">;
+
+function restoreHealth(chain: EmbedderChain, saved: Record<string, HealthRecord> | null): void {
+  if (!saved) return;
+  for (const member of chain.members) {
+    const record = saved[member.describe()];
+    if (record) member.breaker.restore(record);
+  }
 }
 
 /**
@@ -123,7 +179,10 @@ export class Memory {
   readonly config: EngramConfig;
   readonly store: MemoryStore;
   readonly analyzer: Analyzer;
-  readonly embedder: Embedder | null;
+  /** The configured providers, primary first. */
+  readonly embedders: EmbedderChain;
+  /** The provider the index is (or will next be) embedded with; null: keyword only. */
+  #embedder: ResilientEmbedder | null;
   readonly #ctx: IndexContext;
   readonly #clock: Clock;
   readonly #syncs: Coalescer<MemorySyncOptions, SyncReport | undefined>;
@@ -133,12 +192,19 @@ export class Memory {
   #closed = false;
 
   /** @internal Use {@link createMemory}. */
-  constructor(parts: IndexContext & { clock: Clock }) {
+  constructor(
+    parts: IndexContext & {
+      clock: Clock;
+      chain: EmbedderChain;
+      embedder: ResilientEmbedder | null;
+    },
+  ) {
     this.workspace = parts.workspace;
     this.config = parts.config;
     this.store = parts.store;
     this.analyzer = parts.analyzer;
-    this.embedder = parts.embedder;
+    this.embedders = parts.chain;
+    this.#embedder = parts.embedder;
     this.#clock = parts.clock;
     this.#ctx = parts;
     this.#syncs = new Coalescer(
@@ -164,10 +230,15 @@ export class Memory {
     return this.#syncs.request(options);
   }
 
+  /** The provider the index is (or will next be) embedded with; null: keyword search only. */
+  get embedder(): Embedder | null {
+    return this.#embedder;
+  }
+
   async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
     const started = this.#dirty.snapshot();
     const run = async () => {
-      const report = await runSync(this.#ctx, options);
+      const report = await this.#syncWithFallback(options);
       this.#dirty.settle(started, options.paths);
       return report;
     };
@@ -186,6 +257,73 @@ export class Memory {
   }
 
   /**
+   * What a sync would index and send to the embedding provider (chunks, estimated tokens, cache
+   * hits), without writing anything or calling the provider: the cost guard's dry run.
+   */
+  async estimateSync(): Promise<SyncEstimate> {
+    this.#assertOpen();
+    const current = this.#embedder;
+    const embedder = current?.breaker.allows()
+      ? current
+      : (this.embedders.available()[0] ?? current);
+    return estimateSync({ ...this.#ctx, embedder });
+  }
+
+  /**
+   * Run a sync with the first provider that can embed. A provider that fails midway hands over to
+   * the next one (which rebuilds the vectors, from the cache where it can) only after that one has
+   * answered a probe, so an outage never swaps a working index for a broken one. When no provider
+   * can embed, the index keeps its identity: changed files become keyword-searchable now and their
+   * vectors are owed to a later sync.
+   */
+  async #syncWithFallback(options: MemorySyncOptions): Promise<SyncReport> {
+    const chain = this.embedders;
+    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding;
+    const current = chain.find(stored);
+    try {
+      const candidates = chain.members.filter((m) => m.breaker.allows());
+      for (const [i, candidate] of candidates.entries()) {
+        const switching = candidate !== current && current !== undefined;
+        if (switching && !(await probe(candidate, options.signal))) continue;
+        const last = i === candidates.length - 1;
+        try {
+          const report = await runSync(
+            { ...this.#ctx, embedder: candidate },
+            {
+              ...options,
+              onEmbeddingFailure: last ? "pending" : "abort",
+              fallbackUsed: chain.isFallback(candidate),
+            },
+          );
+          this.#embedder = candidate;
+          return report;
+        } catch (error) {
+          if (!(error instanceof EmbeddingAborted)) throw error;
+        }
+      }
+      // Nobody can embed now: keep the index's identity and owe the vectors.
+      const keep = current ?? chain.primary;
+      this.#embedder = keep;
+      return await runSync(
+        { ...this.#ctx, embedder: keep },
+        { ...options, fallbackUsed: chain.isFallback(keep) },
+      );
+    } finally {
+      await this.#saveHealth();
+    }
+  }
+
+  async #saveHealth(): Promise<void> {
+    if (!this.embedders.members.length) return;
+    const health: Record<string, HealthRecord> = {};
+    for (const member of this.embedders.members) {
+      const { failures, openUntil, lastError, lastErrorCode } = member.circuit();
+      health[member.describe()] = { failures, openUntil, lastError, lastErrorCode };
+    }
+    await this.store.setMeta(HEALTH_META_KEY, JSON.stringify(health));
+  }
+
+  /**
    * Hybrid search (see {@link SearchOptions}). Files engram itself wrote are indexed first, so an
    * agent always finds what it just wrote; other edits are picked up by `sync` or `watch`.
    */
@@ -197,11 +335,15 @@ export class Memory {
       });
     }
     if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
+    // The query is embedded by the provider whose vectors the index holds, never another one.
+    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding;
+    const embedder = this.embedders.find(stored) ?? this.#embedder;
     return search(
       {
         store: this.store,
         analyzer: this.analyzer,
-        embedder: this.embedder,
+        embedder,
+        fallback: this.embedders.isFallback(embedder),
         config: this.config.search,
       },
       query,
@@ -242,10 +384,12 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [stats, storedJson, lastJson, plan] = await Promise.all([
+    const [stats, storedJson, lastJson, pendingJson, cacheEntries, plan] = await Promise.all([
       this.store.stats(),
       this.store.getMeta(IDENTITY_META_KEY),
       this.store.getMeta(LAST_SYNC_META_KEY),
+      this.store.getMeta(PENDING_VECTORS_META_KEY),
+      this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
       planSync(this.#ctx),
     ]);
     const stored = parseIdentity(storedJson);
@@ -255,10 +399,31 @@ export class Memory {
       embedder: this.embedder,
     });
     const rebuildNeeded = identityChanges(stored, wanted);
+    const lastSync = parseJson<SyncReport>(lastJson);
+    const served = lastSync?.embedding
+      ? lastSync.embedding.cacheHits + lastSync.embedding.embedded
+      : 0;
+    const activeKey = describeEmbedding(stored?.embedding);
     return {
       workspace: this.workspace,
       store: { kind: this.store.kind, ...stats },
       embedding: this.embedder ? embeddingIdentity(this.embedder) : null,
+      providers: this.embedders.members.map((m) => ({
+        identity: embeddingIdentity(m),
+        primary: m === this.embedders.primary,
+        active: m.describe() === activeKey,
+        circuit: m.circuit(),
+        stats: { ...m.stats },
+      })),
+      cache:
+        cacheEntries === undefined
+          ? null
+          : {
+              entries: cacheEntries,
+              maxEntries: this.config.cache.maxEntries,
+              lastSyncHitRate: served > 0 ? (lastSync?.embedding.cacheHits ?? 0) / served : null,
+            },
+      vectorsPending: parsePendingPaths(pendingJson).length,
       index: {
         embedding: stored?.embedding ?? null,
         analyzer: stored?.analyzer ?? null,
@@ -269,7 +434,7 @@ export class Memory {
         removed: plan.removed.length,
         paths: [...plan.changed.map((f) => f.path), ...plan.removed].slice(0, 50),
       },
-      lastSync: parseJson<SyncReport>(lastJson),
+      lastSync,
       degraded: !this.embedder || !stored?.embedding || rebuildNeeded.length > 0,
     };
   }
@@ -321,7 +486,7 @@ export class Memory {
     await Promise.all([...this.#watchers].map((w) => w.close()));
     await this.#syncs.settled();
     await this.store.close();
-    await this.embedder?.close?.();
+    await this.embedders.close();
   }
 
   #assertOpen(): void {
@@ -350,5 +515,15 @@ function parseJson<T>(json: string | undefined): T | null {
     return JSON.parse(json) as T;
   } catch {
     return null;
+  }
+}
+
+/** One cheap call proving a provider answers before the index is rebuilt with it. */
+async function probe(embedder: Embedder, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await embedder.embedQuery("engram provider check", signal);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -49,10 +49,42 @@ export const configSchema = v.strictObject(
     embedding: v.optional(
       v.strictObject(
         {
-          /** `auto` picks a configured provider if one is available; `none` means keyword search only. */
+          /**
+           * `auto` (default): local (a model path is set and exists) → openai (a key is found) →
+           * gemini (a key is found) → none. `none`: keyword search only. Or a provider id.
+           */
           provider: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
+          /** Model of the chosen provider (shorthand for `providers.<id>.model`). */
           model: v.optional(v.pipe(v.string(), v.minLength(1))),
-          options,
+          /** Providers tried in order when the chosen one fails (e.g. `["local"]`). */
+          fallback: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+          /** Settings per provider id (`apiKey`, `baseUrl`, `modelPath`, …; see each driver's README). */
+          providers: v.optional(v.record(v.string(), v.record(v.string(), v.unknown())), {}),
+          /** Estimated tokens one sync may send; the rest is embedded by the next sync. */
+          maxTokensPerSync: v.optional(int(1)),
+          retry: v.optional(
+            v.strictObject(
+              {
+                retries: v.optional(int(0, 20), 4),
+                minDelayMs: v.optional(int(0), 500),
+                maxDelayMs: v.optional(int(0), 30_000),
+                maxRetryAfterMs: v.optional(int(0), 60_000),
+              },
+              unknownKey,
+            ),
+            {},
+          ),
+          circuit: v.optional(
+            v.strictObject(
+              {
+                failureThreshold: v.optional(int(1), 3),
+                cooldownMs: v.optional(int(0), 60_000),
+                finalCooldownMs: v.optional(int(0), 600_000),
+              },
+              unknownKey,
+            ),
+            {},
+          ),
         },
         unknownKey,
       ),

@@ -1,6 +1,9 @@
+import type { EmbeddingError } from "./errors.js";
+
 /**
- * The embedding contract. A provider turns text into fixed-size vectors; core batches, caches and
- * (from the providers issue on) retries and falls back around it.
+ * The embedding contract. A provider turns text into fixed-size vectors; core batches, caches,
+ * retries and falls back around it. Providers make one attempt per call (no retries of their own)
+ * and throw {@link EmbeddingError}s, so core can tell a retryable failure from a final one.
  */
 export interface Embedder {
   /** Provider id, e.g. `openai`, `gemini`, `local`. Part of the index identity. */
@@ -18,6 +21,8 @@ export interface Embedder {
   readonly maxBatchSize: number;
   /** Most estimated tokens per `embedBatch` call, if the provider has such a limit. */
   readonly maxTokensPerRequest?: number;
+  /** Most `embedBatch` calls in flight at once (default 1). */
+  readonly maxConcurrency?: number;
 
   /** Embed a search query (providers with task types use the query type). */
   embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;

@@ -1,3 +1,11 @@
+export { EmbedderChain } from "./chain.js";
+export {
+  CircuitBreaker,
+  type CircuitPolicy,
+  type CircuitState,
+  DEFAULT_CIRCUIT,
+} from "./circuit-breaker.js";
+export type { TokenBudget } from "./embed-texts.js";
 export {
   type EmbedInput,
   type EmbedStats,
@@ -5,6 +13,15 @@ export {
   embedTexts,
 } from "./embed-texts.js";
 export type { Embedder } from "./embedder.js";
+export {
+  EmbeddingError,
+  type EmbeddingFailure,
+  embeddingErrorFromHttp,
+  type HttpFailure,
+  isEmbeddingError,
+  parseDurationMs,
+  retryAfterFromHeaders,
+} from "./errors.js";
 export {
   describeEmbedding,
   type EmbeddingIdentity,
@@ -17,3 +34,26 @@ export {
   parseIdentity,
   serializeIdentity,
 } from "./identity.js";
+export {
+  type EmbeddingProvider,
+  envName,
+  type ProviderCheck,
+  type ProviderSetting,
+  type ProviderSettings,
+  redactSettings,
+  resolveProviderSettings,
+} from "./provider.js";
+export { isProviderFailure, type ProviderStats, ResilientEmbedder } from "./resilient.js";
+export {
+  DEFAULT_RETRY,
+  type RetryHooks,
+  type RetryPolicy,
+  retryDelay,
+  withRetry,
+} from "./retry.js";
+export {
+  AUTO_PROVIDER_ORDER,
+  type EmbedderSelection,
+  type ProviderRegistry,
+  selectEmbedders,
+} from "./select.js";

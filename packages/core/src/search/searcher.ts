@@ -34,6 +34,8 @@ export interface SearcherParts {
   analyzer: Analyzer;
   /** null: keyword search only (hybrid queries answer `degraded`). */
   embedder: Embedder | null;
+  /** True when `embedder` is a fallback provider (reported on results). */
+  fallback?: boolean;
   config: EngramConfig["search"];
 }
 
@@ -131,7 +133,9 @@ export async function search(
         ...(c.scores.vector !== undefined ? { vector: round(c.scores.vector) } : {}),
         ...(c.scores.text !== undefined ? { text: round(c.scores.text) } : {}),
       },
-      ...(mode !== "keyword" && embedder ? { provider: embedder.id, model: embedder.model } : {}),
+      ...(mode !== "keyword" && embedder
+        ? { provider: embedder.id, model: embedder.model, fallback: Boolean(parts.fallback) }
+        : {}),
       degraded,
     };
   });

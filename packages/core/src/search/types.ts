@@ -44,6 +44,8 @@ export interface SearchResult {
   /** Embedding provider and model that answered the vector side, when it ran. */
   provider?: string;
   model?: string;
+  /** True when the provider that answered is a fallback, not the configured primary. */
+  fallback?: boolean;
   /** True when the vector side was skipped and keyword search answered alone. */
   degraded: boolean;
 }

@@ -1,20 +1,25 @@
-import { embedTexts } from "../embedding/embed-texts.js";
+import { embedTexts, type TokenBudget } from "../embedding/embed-texts.js";
 import {
+  describeEmbedding,
   IDENTITY_META_KEY,
   identityChanges,
   indexIdentity,
   parseIdentity,
   serializeIdentity,
 } from "../embedding/identity.js";
-import { isEngramError } from "../errors.js";
-import type { ChunkRecord, FileRecord, StoreBatch } from "../store/records.js";
-import { sha256Hex } from "../text/hash.js";
-import { readUtf8 } from "../workspace/read.js";
-import type { ScannedFile } from "../workspace/scan.js";
-import { chunkRecords } from "./chunk-records.js";
+import { isProviderFailure } from "../embedding/resilient.js";
+import { type EngramError, isEngramError } from "../errors.js";
+import type { StoreBatch } from "../store/records.js";
 import type { IndexContext } from "./context.js";
 import { planSync } from "./plan.js";
-import { LAST_SYNC_META_KEY, type SyncProgress, type SyncReport } from "./report.js";
+import { readChanged } from "./read-changed.js";
+import {
+  LAST_SYNC_META_KEY,
+  PENDING_VECTORS_META_KEY,
+  parsePendingPaths,
+  type SyncProgress,
+  type SyncReport,
+} from "./report.js";
 
 /** Longest stretch of synchronous indexing work between two turns of the event loop. */
 const YIELD_EVERY_MS = 20;
@@ -27,6 +32,30 @@ export interface SyncOptions {
   paths?: readonly string[];
   onProgress?: (progress: SyncProgress) => void;
   signal?: AbortSignal;
+  /**
+   * Estimated tokens this sync may send to the embedding provider (the cost guard). When the next
+   * request would exceed it, the remaining files are indexed for keyword search and their vectors
+   * are owed to the next sync. Default: `embedding.maxTokensPerSync` from the config, else no limit.
+   */
+  maxTokens?: number;
+}
+
+/** @internal How {@link runSync} reacts when the provider fails. */
+export interface RunSyncOptions extends SyncOptions {
+  /**
+   * `pending` (default): index the rest for keyword search and owe their vectors to the next sync.
+   * `abort`: stop at once, writing nothing more (a fallback provider will take over).
+   */
+  onEmbeddingFailure?: "pending" | "abort";
+  /** True when `ctx.embedder` is a fallback provider (reported). */
+  fallbackUsed?: boolean;
+}
+
+/** @internal Thrown by {@link runSync} in `abort` mode when the provider failed. */
+export class EmbeddingAborted extends Error {
+  constructor(readonly reason: unknown) {
+    super(`embedding failed: ${(reason as Error)?.message ?? String(reason)}`);
+  }
 }
 
 /**
@@ -37,7 +66,10 @@ export interface SyncOptions {
  * written without its chunks), so a sync killed midway leaves a consistent index and the next
  * sync finishes the job. The caller holds the workspace's sync lock.
  */
-export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Promise<SyncReport> {
+export async function runSync(
+  ctx: IndexContext,
+  options: RunSyncOptions = {},
+): Promise<SyncReport> {
   const started = performance.now();
   const { store, config } = ctx;
   const progress = options.onProgress ?? (() => {});
@@ -53,10 +85,18 @@ export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Pro
   const rebuilt = rebuildReasons.length > 0;
   if (rebuilt) {
     await store.reset({ dims: wanted.embedding?.dims ?? null });
+    await store.setMeta(PENDING_VECTORS_META_KEY, "[]");
     await store.setMeta(IDENTITY_META_KEY, serializeIdentity(wanted));
   }
+  const pending = new Set(
+    ctx.embedder ? parsePendingPaths(await store.getMeta(PENDING_VECTORS_META_KEY)) : [],
+  );
+  const savePending = () => store.setMeta(PENDING_VECTORS_META_KEY, JSON.stringify([...pending]));
 
-  const plan = await planSync(ctx, { paths: rebuilt ? undefined : options.paths });
+  const plan = await planSync(ctx, {
+    paths: rebuilt ? undefined : options.paths,
+    redo: pending,
+  });
   const report: SyncReport = {
     rebuilt,
     rebuildReasons,
@@ -68,18 +108,62 @@ export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Pro
     removed: plan.removed.length,
     skipped: [],
     chunks: 0,
-    embedding: { cacheHits: 0, embedded: 0, requests: 0, tokens: 0 },
+    embedding: {
+      provider: describeEmbedding(wanted.embedding),
+      fallbackUsed: Boolean(options.fallbackUsed),
+      cacheHits: 0,
+      embedded: 0,
+      requests: 0,
+      tokens: 0,
+      pendingFiles: 0,
+    },
     warnings: [...plan.warnings],
     durationMs: 0,
     finishedAt: "",
   };
 
+  const maxTokens = options.maxTokens ?? config.embedding.maxTokensPerSync;
+  const budget: TokenBudget | undefined =
+    maxTokens !== undefined ? { remaining: maxTokens } : undefined;
+  let stopped: unknown;
   let batch: Required<StoreBatch> = { upserts: [], deletes: [...plan.removed], touches: [] };
   let pendingChunks = 0;
   const flush = async () => {
     if (!batch.upserts.length && !batch.deletes.length && !batch.touches.length) return;
-    if (ctx.embedder) await embedBatch(ctx, batch.upserts, report, options.signal);
+    const before = pending.size;
+    for (const path of batch.deletes) pending.delete(path);
+    if (ctx.embedder && batch.upserts.length) {
+      if (stopped === undefined) {
+        try {
+          await embedBatch(ctx, batch.upserts, report, options.signal, budget);
+        } catch (error) {
+          const overBudget = isEngramError(error, "EMBEDDING_BUDGET");
+          if (!overBudget && !isProviderFailure(error)) throw error;
+          if (!overBudget && options.onEmbeddingFailure === "abort") {
+            throw new EmbeddingAborted(error);
+          }
+          stopped = error;
+          report.embedding.stopped = {
+            code: (error as EngramError).code,
+            message: (error as Error).message,
+          };
+        }
+      }
+      if (stopped !== undefined) {
+        // Keyword search gets these files now; their vectors are owed to the next sync. The debt
+        // is recorded before the write, so a crash in between can only cause extra work.
+        for (const upsert of batch.upserts) {
+          for (const chunk of upsert.chunks) chunk.embedding = null;
+          pending.add(upsert.file.path);
+        }
+        await savePending();
+      }
+    }
     await store.write(batch);
+    if (stopped === undefined) for (const upsert of batch.upserts) pending.delete(upsert.file.path);
+    if (pending.size !== before || (stopped === undefined && batch.upserts.length && before)) {
+      await savePending();
+    }
     batch = { upserts: [], deletes: [], touches: [] };
     pendingChunks = 0;
   };
@@ -98,7 +182,7 @@ export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Pro
     const outcome = await readChanged(
       ctx,
       file,
-      plan.known.get(file.path),
+      pending.has(file.path) ? undefined : plan.known.get(file.path),
       config.sync.maxFileBytes,
     );
     if (outcome.kind === "skipped") report.skipped.push(outcome.skipped);
@@ -123,6 +207,7 @@ export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Pro
     if (pendingChunks >= config.sync.batchChunks) await flush();
   }
   await flush();
+  report.embedding.pendingFiles = pending.size;
 
   if (store.cache && config.cache.enabled && report.embedding.embedded > 0) {
     await store.cache.prune(config.cache.maxEntries);
@@ -134,71 +219,26 @@ export async function runSync(ctx: IndexContext, options: SyncOptions = {}): Pro
   return report;
 }
 
-type ReadOutcome =
-  | { kind: "index"; record: FileRecord; chunks: ChunkRecord[] }
-  | { kind: "touch"; record: FileRecord }
-  | { kind: "skipped"; skipped: SyncReport["skipped"][number] }
-  | { kind: "gone" };
-
-async function readChanged(
-  ctx: IndexContext,
-  file: ScannedFile,
-  known: FileRecord | undefined,
-  maxBytes: number,
-): Promise<ReadOutcome> {
-  let text: string;
-  let bytes: Buffer;
-  try {
-    ({ text, bytes } = await readUtf8(file.absPath, { maxBytes }));
-  } catch (error) {
-    if (isEngramError(error)) {
-      return {
-        kind: "skipped",
-        skipped: { path: file.path, code: error.code, reason: error.describe() },
-      };
-    }
-    const code = (error as NodeJS.ErrnoException).code ?? "READ_FAILED";
-    if (code === "ENOENT") return { kind: "gone" };
-    return {
-      kind: "skipped",
-      skipped: { path: file.path, code, reason: (error as Error).message },
-    };
-  }
-  const record: FileRecord = {
-    path: file.path,
-    source: "memory",
-    tier: ctx.tierOf(file.path),
-    hash: sha256Hex(bytes),
-    mtimeMs: file.mtimeMs,
-    size: file.size,
-  };
-  if (known && known.hash === record.hash && known.tier === record.tier) {
-    return { kind: "touch", record };
-  }
-  return {
-    kind: "index",
-    record,
-    chunks: chunkRecords(record, text, ctx.analyzer, ctx.config.chunking),
-  };
-}
-
 async function embedBatch(
   ctx: IndexContext,
   upserts: StoreBatch["upserts"] & object,
   report: SyncReport,
   signal: AbortSignal | undefined,
+  budget: TokenBudget | undefined,
 ): Promise<void> {
   const embedder = ctx.embedder;
   if (!embedder) return;
   const chunks = upserts.flatMap((u) => u.chunks);
   if (!chunks.length) return;
   const cache = ctx.config.cache.enabled ? ctx.store.cache : undefined;
-  const { vectors, stats } = await embedTexts(chunks, embedder, { cache, signal });
+  // Stats accumulate into the report as batches finish, so a failure midway is still counted.
+  const { vectors } = await embedTexts(chunks, embedder, {
+    cache,
+    signal,
+    budget,
+    stats: report.embedding,
+  });
   chunks.forEach((chunk, i) => {
     chunk.embedding = vectors[i] ?? null;
   });
-  report.embedding.cacheHits += stats.cacheHits;
-  report.embedding.embedded += stats.embedded;
-  report.embedding.requests += stats.requests;
-  report.embedding.tokens += stats.tokens;
 }

@@ -25,7 +25,12 @@ export interface SyncPlan {
  */
 export async function planSync(
   ctx: IndexContext,
-  options: { paths?: readonly string[] | undefined; all?: boolean } = {},
+  options: {
+    paths?: readonly string[] | undefined;
+    all?: boolean;
+    /** Paths that count as changed even when their stats match (e.g. still waiting for vectors). */
+    redo?: ReadonlySet<string>;
+  } = {},
 ): Promise<SyncPlan> {
   const records = await ctx.store.listFiles({ source: "memory" });
   const known = new Map(records.map((r) => [r.path, r]));
@@ -41,6 +46,7 @@ export async function planSync(
     const record = known.get(file.path);
     if (
       !options.all &&
+      !options.redo?.has(file.path) &&
       record &&
       record.mtimeMs === file.mtimeMs &&
       record.size === file.size &&

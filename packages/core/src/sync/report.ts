@@ -24,11 +24,29 @@ export interface SyncReport {
   /** Chunks written. */
   chunks: number;
   /** Embedding work: vectors served from the cache and vectors computed. */
-  embedding: { cacheHits: number; embedded: number; requests: number; tokens: number };
+  embedding: SyncEmbeddingReport;
   warnings: string[];
   durationMs: number;
   /** When the sync finished (ISO 8601). */
   finishedAt: string;
+}
+
+/** What embedding cost during a sync, and what is left. */
+export interface SyncEmbeddingReport {
+  /** `provider/model/dims[@endpoint]` the index holds, or `none`. */
+  provider: string;
+  /** True when a fallback provider did the work because the primary could not. */
+  fallbackUsed: boolean;
+  cacheHits: number;
+  embedded: number;
+  /** Provider requests made (batches sent; retries counted by the provider's stats). */
+  requests: number;
+  /** Estimated tokens sent. */
+  tokens: number;
+  /** Files indexed for keyword search whose vectors are still owed (embedded by the next sync). */
+  pendingFiles: number;
+  /** Why embedding stopped early: a provider failure or the token budget. */
+  stopped?: { code: string; message: string };
 }
 
 /** Progress of a running sync, for progress bars. */
@@ -44,3 +62,16 @@ export interface SyncProgress {
 
 /** Meta key under which the last sync's report is kept, for `engram status`. */
 export const LAST_SYNC_META_KEY = "engram.lastSync";
+
+/** Meta key holding the paths whose chunks still wait for vectors (JSON array). */
+export const PENDING_VECTORS_META_KEY = "engram.vectorsPending";
+
+/** @internal The pending-vector paths stored under {@link PENDING_VECTORS_META_KEY}. */
+export function parsePendingPaths(json: string | undefined): string[] {
+  try {
+    const value = json ? JSON.parse(json) : [];
+    return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,61 @@
+import { isEngramError } from "../errors.js";
+import type { ChunkRecord, FileRecord } from "../store/records.js";
+import { sha256Hex } from "../text/hash.js";
+import { readUtf8 } from "../workspace/read.js";
+import type { ScannedFile } from "../workspace/scan.js";
+import { chunkRecords } from "./chunk-records.js";
+import type { IndexContext } from "./context.js";
+import type { SyncReport } from "./report.js";
+
+/** What reading a changed file found. */
+export type ReadOutcome =
+  | { kind: "index"; record: FileRecord; chunks: ChunkRecord[] }
+  | { kind: "touch"; record: FileRecord }
+  | { kind: "skipped"; skipped: SyncReport["skipped"][number] }
+  | { kind: "gone" };
+
+/**
+ * Read a file the plan marked as changed: `index` (new content, chunked), `touch` (same content as
+ * `known`, only its stats moved), `skipped` (unreadable, too large, not UTF-8) or `gone`.
+ */
+export async function readChanged(
+  ctx: IndexContext,
+  file: ScannedFile,
+  known: FileRecord | undefined,
+  maxBytes: number,
+): Promise<ReadOutcome> {
+  let text: string;
+  let bytes: Buffer;
+  try {
+    ({ text, bytes } = await readUtf8(file.absPath, { maxBytes }));
+  } catch (error) {
+    if (isEngramError(error)) {
+      return {
+        kind: "skipped",
+        skipped: { path: file.path, code: error.code, reason: error.describe() },
+      };
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? "READ_FAILED";
+    if (code === "ENOENT") return { kind: "gone" };
+    return {
+      kind: "skipped",
+      skipped: { path: file.path, code, reason: (error as Error).message },
+    };
+  }
+  const record: FileRecord = {
+    path: file.path,
+    source: "memory",
+    tier: ctx.tierOf(file.path),
+    hash: sha256Hex(bytes),
+    mtimeMs: file.mtimeMs,
+    size: file.size,
+  };
+  if (known && known.hash === record.hash && known.tier === record.tier) {
+    return { kind: "touch", record };
+  }
+  return {
+    kind: "index",
+    record,
+    chunks: chunkRecords(record, text, ctx.analyzer, ctx.config.chunking),
+  };
+}
