@@ -2,6 +2,8 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const core = (p: string) => fileURLToPath(new URL(`./packages/core/src/${p}`, import.meta.url));
+const pkg = (name: string) =>
+  fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
 /**
  * Tests import sibling packages from source, so `vitest` works without a build. Child-process
@@ -10,9 +12,10 @@ const core = (p: string) => fileURLToPath(new URL(`./packages/core/src/${p}`, im
 export const workspaceAliases = {
   "@engram/core/testing": core("testing/index.ts"),
   "@engram/core": core("index.ts"),
-  "@engram/store-sqlite": fileURLToPath(
-    new URL("./packages/store-sqlite/src/index.ts", import.meta.url),
-  ),
+  "@engram/store-sqlite": pkg("store-sqlite"),
+  "@engram/embed-openai": pkg("embed-openai"),
+  "@engram/embed-gemini": pkg("embed-gemini"),
+  "@engram/embed-local": pkg("embed-local"),
 };
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */

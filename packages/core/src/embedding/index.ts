@@ -49,6 +49,7 @@ export {
   type RetryHooks,
   type RetryPolicy,
   retryDelay,
+  sleep,
   withRetry,
 } from "./retry.js";
 export {
@@ -57,3 +58,4 @@ export {
   type ProviderRegistry,
   selectEmbedders,
 } from "./select.js";
+export { unitVector } from "./vectors.js";

@@ -47,7 +47,7 @@ export async function withRetry<T>(
   policy: RetryPolicy = DEFAULT_RETRY,
   options: RetryHooks & { signal?: AbortSignal | undefined } = {},
 ): Promise<T> {
-  const sleep = options.sleep ?? abortableSleep;
+  const wait = options.sleep ?? sleep;
   const random = options.random ?? Math.random;
   for (let n = 0; ; n++) {
     options.signal?.throwIfAborted();
@@ -60,7 +60,7 @@ export async function withRetry<T>(
       }
       const delay = retryDelay(error, n, policy, random);
       options.onRetry?.(error, n + 1, delay);
-      await sleep(delay, options.signal);
+      await wait(delay, options.signal);
     }
   }
 }
@@ -82,7 +82,8 @@ export function retryDelay(
   return Math.round(ceiling * random());
 }
 
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Wait `ms`, or reject with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(done, ms);

@@ -1,0 +1,76 @@
+import { stat } from "node:fs/promises";
+import {
+  type EmbeddingProvider,
+  isEngramError,
+  type ProviderCheck,
+  type ProviderSettings,
+} from "@engram/core";
+import { localEmbedder } from "./embedder.js";
+import { messageOf, PROVIDER_ID } from "./errors.js";
+import { hasGgufMagic } from "./gguf-header.js";
+import { findCachedHfModel } from "./hf-models.js";
+import { isHfUri } from "./hf-uri.js";
+import { localSettings, optionsFromSettings, resolveLocalOptions } from "./settings.js";
+
+/**
+ * The `local` embedding provider: a GGUF model run in-process by node-llama-cpp. `check` is ok
+ * when `modelPath` names an existing GGUF file (an `hf:` URI only once it is in `modelCacheDir`),
+ * and never touches the network; `create` reads the model header, the weights load on first use.
+ *
+ * @example
+ * ```json
+ * {
+ *   "embedding": {
+ *     "provider": "local",
+ *     "providers": { "local": { "modelPath": "~/models/bge-small-en-v1.5-q8_0.gguf" } }
+ *   }
+ * }
+ * ```
+ */
+export const localProvider: EmbeddingProvider = {
+  id: PROVIDER_ID,
+  settings: localSettings,
+  check: checkLocal,
+  create: (settings: ProviderSettings) => localEmbedder(optionsFromSettings(settings)),
+};
+
+async function checkLocal(settings: ProviderSettings): Promise<ProviderCheck> {
+  let options: ReturnType<typeof resolveLocalOptions>;
+  try {
+    options = resolveLocalOptions(optionsFromSettings(settings));
+  } catch (error) {
+    return { ok: false, reason: isEngramError(error) ? error.describe() : messageOf(error) };
+  }
+  let path = options.modelPath;
+  if (isHfUri(path)) {
+    const cached = await findCachedHfModel(path, options.modelCacheDir);
+    if (!cached.found) {
+      return {
+        ok: false,
+        reason: cached.invalidUri
+          ? cached.reason
+          : `${path} is not in ${options.modelCacheDir} yet (creating the provider downloads it, which needs the network)`,
+      };
+    }
+    path = cached.path;
+  }
+  return isGgufFile(path);
+}
+
+/** Ok when `path` is a readable file that starts with the GGUF magic (reads 4 bytes). */
+async function isGgufFile(path: string): Promise<ProviderCheck> {
+  try {
+    if (!(await stat(path)).isFile())
+      return { ok: false, reason: `model path is not a file: ${path}` };
+    if (!(await hasGgufMagic(path))) return { ok: false, reason: `${path} is not a GGUF file` };
+    return { ok: true };
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return {
+      ok: false,
+      reason: missing
+        ? `model file not found: ${path}`
+        : `cannot read ${path}: ${messageOf(error)}`,
+    };
+  }
+}
