@@ -1,4 +1,9 @@
-import { type Embedder, type EngramConfig, EngramError, type StoreFactory } from "@engram/core";
+import {
+  type EngramConfig,
+  EngramError,
+  type ProviderRegistry,
+  type StoreFactory,
+} from "@engram/core";
 
 /**
  * The store drivers the CLI knows, imported lazily so a user only loads the one they use. This is
@@ -23,13 +28,22 @@ export async function storeFromConfig(config: EngramConfig): Promise<StoreFactor
 }
 
 /**
- * The embedding provider named by the config. `auto` picks the first available provider and
- * falls back to none (keyword search, reported as degraded); `none` never embeds.
+ * The embedding provider drivers the CLI knows, each imported only when the config or
+ * auto-selection asks about it. A driver whose package is not installed (e.g. the optional
+ * `@engram/embed-local`) resolves to undefined: auto-selection skips it, naming it fails clearly.
  */
-export async function embedderFromConfig(config: EngramConfig): Promise<Embedder | null> {
-  const provider = config.embedding.provider;
-  if (provider === "none" || provider === "auto") return null;
-  throw new EngramError("CONFIG_INVALID", `embedding provider "${provider}" is not available`, {
-    hint: 'set embedding.provider to "auto" or "none" in engram.config.json',
-  });
+export const PROVIDERS: ProviderRegistry = {
+  local: () => optional(import("@engram/embed-local").then((m) => m.localProvider)),
+  openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiProvider)),
+  gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiProvider)),
+};
+
+async function optional<T>(loading: Promise<T>): Promise<T | undefined> {
+  try {
+    return await loading;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") return undefined;
+    throw error;
+  }
 }

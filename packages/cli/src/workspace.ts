@@ -10,7 +10,7 @@ import {
   MEMORY_FILE,
   type Memory,
 } from "@engram/core";
-import { embedderFromConfig, storeFromConfig } from "./drivers.js";
+import { PROVIDERS, storeFromConfig } from "./drivers.js";
 
 /** The workspace folder: `--workspace`, else `ENGRAM_WORKSPACE`, else the current folder. */
 export function workspaceDir(
@@ -47,7 +47,7 @@ export async function openMemory(dir: string, options: { create?: boolean } = {}
     config,
     readConfigFile: false,
     store: await storeFromConfig(config),
-    embedder: await embedderFromConfig(config),
+    providers: PROVIDERS,
   });
 }
 

@@ -27,7 +27,19 @@ export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** Run the built `engram` CLI to completion. */
+/**
+ * The environment minus anything that would make a test call a real embedding API or load a
+ * developer's model (API keys, base URLs, ENGRAM_* settings): tests set what they need.
+ */
+export function withoutProviderEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([k]) => !/^(ENGRAM_|OPENAI_|GEMINI_|GOOGLE_API_KEY|GOOGLE_GEMINI_)/.test(k),
+    ),
+  );
+}
+
+/** Run the built `engram` CLI to completion (without the caller's provider settings). */
 export function engram(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
@@ -35,7 +47,7 @@ export function engram(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, ENGRAM_WORKSPACE: "", ...options.env },
+      env: { ...withoutProviderEnv(process.env), ENGRAM_WORKSPACE: "", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

@@ -15,6 +15,7 @@ import {
   parseIdentity,
 } from "./embedding/identity.js";
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
+import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -26,8 +27,10 @@ import { estimateSync, type SyncEstimate } from "./sync/estimate.js";
 import { EmbeddingAborted, runSync, type SyncOptions } from "./sync/indexer.js";
 import { planSync } from "./sync/plan.js";
 import {
+  CACHE_STATS_META_KEY,
   LAST_SYNC_META_KEY,
   PENDING_VECTORS_META_KEY,
+  parseCacheStats,
   parsePendingPaths,
   type SyncReport,
 } from "./sync/report.js";
@@ -52,6 +55,14 @@ export interface MemoryOptions {
    * breaker. null or absent: keyword search only (hybrid queries answer `degraded`).
    */
   embedder?: Embedder | readonly Embedder[] | null;
+  /**
+   * Provider drivers to choose from by the config (`embedding.provider`, `fallback`, `providers`)
+   * and the environment, when `embedder` is not given — e.g.
+   * `{ openai: async () => (await import("@engram/embed-openai")).openaiProvider }`.
+   */
+  providers?: ProviderRegistry;
+  /** Environment for provider selection and settings (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Config merged over `engram.config.json` (section by section). */
   config?: EngramConfigInput;
   /** Read `engram.config.json` from the workspace (default true). */
@@ -79,8 +90,19 @@ export interface MemoryStatus {
   embedding: EmbeddingIdentity | null;
   /** Every configured provider in order (primary first), with its health in this process. */
   providers: ProviderStatus[];
-  /** The embedding cache: entries and the share of the last sync's vectors it served. */
-  cache: { entries: number; maxEntries: number; lastSyncHitRate: number | null } | null;
+  /** Why providers were passed over when they were chosen from the config (e.g. no API key). */
+  providerNotes: string[];
+  /**
+   * The embedding cache: entries, and lookups by syncs since the index was created (a hit is a
+   * vector not paid for); `hitRate` is null before the first lookup.
+   */
+  cache: {
+    entries: number;
+    maxEntries: number;
+    hits: number;
+    misses: number;
+    hitRate: number | null;
+  } | null;
   /** Files indexed for keyword search whose vectors are still owed. */
   vectorsPending: number;
   /** The identity the index was built with, and whether it differs from the wanted one. */
@@ -137,7 +159,11 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       : options.store;
   await store.init();
   const tierMap = { ...DEFAULT_TIER_MAP, ...config.tiers };
-  const given = options.embedder ?? [];
+  const selection =
+    options.embedder === undefined && options.providers
+      ? await selectEmbedders(config.embedding, options.providers, options.env)
+      : { embedders: options.embedder ?? [], notes: [] };
+  const given = selection.embedders;
   const chain = new EmbedderChain(Array.isArray(given) ? given : [given as Embedder], {
     retry: config.embedding.retry,
     circuit: config.embedding.circuit,
@@ -155,6 +181,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     analyzer: createAnalyzer({ cjk: config.analyzer.cjk }),
     embedder: indexed ?? chain.primary,
     chain,
+    providerNotes: selection.notes,
     tierOf: createTierResolver(tierMap, config.defaultTier),
     clock: options.clock ?? systemClock,
   });
@@ -183,6 +210,7 @@ export class Memory {
   readonly embedders: EmbedderChain;
   /** The provider the index is (or will next be) embedded with; null: keyword only. */
   #embedder: ResilientEmbedder | null;
+  readonly #providerNotes: string[];
   readonly #ctx: IndexContext;
   readonly #clock: Clock;
   readonly #syncs: Coalescer<MemorySyncOptions, SyncReport | undefined>;
@@ -197,8 +225,10 @@ export class Memory {
       clock: Clock;
       chain: EmbedderChain;
       embedder: ResilientEmbedder | null;
+      providerNotes?: readonly string[];
     },
   ) {
+    this.#providerNotes = [...(parts.providerNotes ?? [])];
     this.workspace = parts.workspace;
     this.config = parts.config;
     this.store = parts.store;
@@ -384,14 +414,16 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [stats, storedJson, lastJson, pendingJson, cacheEntries, plan] = await Promise.all([
-      this.store.stats(),
-      this.store.getMeta(IDENTITY_META_KEY),
-      this.store.getMeta(LAST_SYNC_META_KEY),
-      this.store.getMeta(PENDING_VECTORS_META_KEY),
-      this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
-      planSync(this.#ctx),
-    ]);
+    const [stats, storedJson, lastJson, pendingJson, cacheJson, cacheEntries, plan] =
+      await Promise.all([
+        this.store.stats(),
+        this.store.getMeta(IDENTITY_META_KEY),
+        this.store.getMeta(LAST_SYNC_META_KEY),
+        this.store.getMeta(PENDING_VECTORS_META_KEY),
+        this.store.getMeta(CACHE_STATS_META_KEY),
+        this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
+        planSync(this.#ctx),
+      ]);
     const stored = parseIdentity(storedJson);
     const wanted = indexIdentity({
       analyzer: this.analyzer.id,
@@ -400,9 +432,8 @@ export class Memory {
     });
     const rebuildNeeded = identityChanges(stored, wanted);
     const lastSync = parseJson<SyncReport>(lastJson);
-    const served = lastSync?.embedding
-      ? lastSync.embedding.cacheHits + lastSync.embedding.embedded
-      : 0;
+    const lookups = parseCacheStats(cacheJson);
+    const looked = lookups.hits + lookups.misses;
     const activeKey = describeEmbedding(stored?.embedding);
     return {
       workspace: this.workspace,
@@ -415,13 +446,15 @@ export class Memory {
         circuit: m.circuit(),
         stats: { ...m.stats },
       })),
+      providerNotes: [...this.#providerNotes],
       cache:
         cacheEntries === undefined
           ? null
           : {
               entries: cacheEntries,
               maxEntries: this.config.cache.maxEntries,
-              lastSyncHitRate: served > 0 ? (lastSync?.embedding.cacheHits ?? 0) / served : null,
+              ...lookups,
+              hitRate: looked > 0 ? lookups.hits / looked : null,
             },
       vectorsPending: parsePendingPaths(pendingJson).length,
       index: {

@@ -32,6 +32,30 @@ function printStatus(io: Io, s: MemoryStatus): void {
     io,
     `Embedding   ${s.embedding ? describeEmbedding(s.embedding) : "none (keyword search only)"}${s.degraded && s.embedding ? " — degraded" : ""}`,
   );
+  for (const p of s.providers) {
+    const role = p.primary ? "primary" : "fallback";
+    const circuit =
+      p.circuit.state === "closed"
+        ? "ok"
+        : `${p.circuit.state} until ${new Date(p.circuit.openUntil ?? 0).toISOString()} (${p.circuit.lastErrorCode ?? "error"}: ${p.circuit.lastError ?? ""})`;
+    line(
+      io,
+      `  ${role.padEnd(9)} ${describeEmbedding(p.identity)}${p.active ? " [index]" : ""} — ${circuit}`,
+    );
+  }
+  if (!s.embedding) for (const note of s.providerNotes) line(io, `  not used  ${note}`);
+  if (s.cache) {
+    const rate =
+      s.cache.hitRate === null
+        ? ""
+        : `, hit rate ${Math.round(s.cache.hitRate * 100)}% of ${s.cache.hits + s.cache.misses} lookups`;
+    line(io, `Cache       ${s.cache.entries} of ${s.cache.maxEntries} vectors${rate}`);
+  }
+  if (s.vectorsPending)
+    line(
+      io,
+      `Vectors     owed for ${s.vectorsPending} file(s), searchable by keyword meanwhile (run engram sync)`,
+    );
   if (s.index.rebuildNeeded.length)
     line(io, `Rebuild     needed: ${s.index.rebuildNeeded.join("; ")} (run engram sync)`);
   if (s.lastSync) {

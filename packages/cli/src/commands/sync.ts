@@ -1,6 +1,6 @@
-import type { SyncReport } from "@engram/core";
+import type { SyncEstimate, SyncReport } from "@engram/core";
 import type { Command } from "commander";
-import { withMemory } from "../context.js";
+import { positiveInt, withMemory } from "../context.js";
 import { duration, type Io, json, line, plural, warn } from "../output.js";
 import { syncProgressBar } from "../progress.js";
 
@@ -10,13 +10,24 @@ export function registerSync(program: Command, io: Io): void {
     .command("sync")
     .description("index new and changed files, drop deleted ones")
     .option("-f, --force", "rebuild the index from scratch")
-    .action(async (flags: { force?: boolean }, cmd: Command) => {
+    .option("--dry-run", "say what would be indexed and embedded (chunks, tokens), change nothing")
+    .option(
+      "--max-tokens <n>",
+      "embed at most ~n tokens this time; the rest stays keyword-searchable and is embedded next time",
+    )
+    .action(async (flags: SyncFlags, cmd: Command) => {
+      const maxTokens = positiveInt("--max-tokens", flags.maxTokens);
       await withMemory(cmd, async (memory, g) => {
+        if (flags.dryRun) {
+          const estimate = await memory.estimateSync();
+          return g.json ? json(io, estimate) : line(io, describeEstimate(estimate));
+        }
         const bar = syncProgressBar(io, !g.json);
         let report: SyncReport | undefined;
         try {
           report = await memory.sync({
             ...(flags.force ? { force: true } : {}),
+            ...(maxTokens !== undefined ? { maxTokens } : {}),
             ...(bar.onProgress ? { onProgress: bar.onProgress } : {}),
           });
         } finally {
@@ -27,8 +38,33 @@ export function registerSync(program: Command, io: Io): void {
         for (const w of report.warnings) warn(io, w);
         for (const s of report.skipped) warn(io, `skipped ${s.path}: ${s.reason}`);
         line(io, describeSync(report));
+        const e = report.embedding;
+        if (e.stopped) {
+          warn(
+            io,
+            `embedding stopped: ${e.stopped.message}; ${plural(e.pendingFiles, "file")} searchable by keyword, vectors owed to the next sync`,
+          );
+        } else if (e.pendingFiles) {
+          warn(io, `${plural(e.pendingFiles, "file")} still wait for vectors`);
+        }
       });
     });
+}
+
+interface SyncFlags {
+  force?: boolean;
+  dryRun?: boolean;
+  maxTokens?: string;
+}
+
+/** One line saying what a sync would do and cost. */
+export function describeEstimate(e: SyncEstimate): string {
+  const rebuild = e.rebuildReasons.length ? ` (rebuild: ${e.rebuildReasons.join("; ")})` : "";
+  const embed =
+    e.provider === "none"
+      ? "no embedding provider (keyword search only)"
+      : `${plural(e.toEmbed.chunks, "chunk")} to embed with ${e.provider}, ~${e.toEmbed.tokens} tokens; ${e.cacheHits} from cache`;
+  return `Dry run: ${plural(e.files.index, "file")} to index, ${e.files.removed} to remove, ${plural(e.chunks, "chunk")}; ${embed}${rebuild}. Nothing was changed.`;
 }
 
 /** One line saying what a sync did. */
@@ -44,7 +80,7 @@ export function describeSync(r: SyncReport): string {
     r.rebuilt && r.rebuildReasons.length ? ` (rebuilt: ${r.rebuildReasons.join("; ")})` : "";
   const embedded =
     r.embedding.embedded || r.embedding.cacheHits
-      ? `, ${r.embedding.embedded} embedded, ${r.embedding.cacheHits} from cache`
+      ? `, ${r.embedding.embedded} embedded (${r.embedding.requests} requests, ~${r.embedding.tokens} tokens), ${r.embedding.cacheHits} from cache${r.embedding.fallbackUsed ? ` by fallback ${r.embedding.provider}` : ""}`
       : "";
   return `Synced ${plural(r.files, "file")}: ${what}; ${plural(r.chunks, "chunk")} written${embedded} in ${duration(r.durationMs)}${rebuilt}`;
 }

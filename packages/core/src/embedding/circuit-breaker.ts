@@ -1,5 +1,3 @@
-import type { EmbeddingError } from "./errors.js";
-
 /** When a failing provider stops being called. */
 export interface CircuitPolicy {
   /** Consecutive failed calls (after their retries) that open the circuit (default 3). */
@@ -41,7 +39,7 @@ export class CircuitBreaker {
   #failures = 0;
   #openUntil: number | null = null;
   #trial = false;
-  #lastError: EmbeddingError | Error | null = null;
+  #lastError: { message: string; code: string | null } | null = null;
 
   constructor(policy: CircuitPolicy = DEFAULT_CIRCUIT, now: () => number = Date.now) {
     this.#policy = policy;
@@ -75,7 +73,10 @@ export class CircuitBreaker {
     const wasTrial = this.#openUntil !== null;
     this.#failures++;
     this.#trial = false;
-    this.#lastError = error;
+    this.#lastError = {
+      message: error.message,
+      code: (error as { code?: string }).code ?? null,
+    };
     if (options.final || wasTrial || this.#failures >= this.#policy.failureThreshold) {
       const cooldown = Math.max(
         options.final ? this.#policy.finalCooldownMs : this.#policy.cooldownMs,
@@ -93,13 +94,19 @@ export class CircuitBreaker {
       failures: this.#failures,
       openUntil: this.#openUntil,
       lastError: this.#lastError?.message ?? null,
-      lastErrorCode: (this.#lastError as { code?: string } | null)?.code ?? null,
+      lastErrorCode: this.#lastError?.code ?? null,
     };
   }
 
   /** Restore a persisted state (another process saw the provider fail). */
-  restore(state: Pick<CircuitState, "failures" | "openUntil">): void {
+  restore(
+    state: Pick<CircuitState, "failures" | "openUntil"> &
+      Partial<Pick<CircuitState, "lastError" | "lastErrorCode">>,
+  ): void {
     this.#failures = state.failures;
     this.#openUntil = state.openUntil;
+    if (state.lastError) {
+      this.#lastError = { message: state.lastError, code: state.lastErrorCode ?? null };
+    }
   }
 }

@@ -14,8 +14,10 @@ import type { IndexContext } from "./context.js";
 import { planSync } from "./plan.js";
 import { readChanged } from "./read-changed.js";
 import {
+  CACHE_STATS_META_KEY,
   LAST_SYNC_META_KEY,
   PENDING_VECTORS_META_KEY,
+  parseCacheStats,
   parsePendingPaths,
   type SyncProgress,
   type SyncReport,
@@ -208,6 +210,13 @@ export async function runSync(
   }
   await flush();
   report.embedding.pendingFiles = pending.size;
+  const lookups = report.embedding.cacheHits + report.embedding.embedded;
+  if (lookups > 0) {
+    const seen = parseCacheStats(await store.getMeta(CACHE_STATS_META_KEY));
+    seen.hits += report.embedding.cacheHits;
+    seen.misses += report.embedding.embedded;
+    await store.setMeta(CACHE_STATS_META_KEY, JSON.stringify(seen));
+  }
 
   if (store.cache && config.cache.enabled && report.embedding.embedded > 0) {
     await store.cache.prune(config.cache.maxEntries);

@@ -63,6 +63,9 @@ export interface SyncProgress {
 /** Meta key under which the last sync's report is kept, for `engram status`. */
 export const LAST_SYNC_META_KEY = "engram.lastSync";
 
+/** Meta key holding the embedding cache's lifetime lookups: `{ hits, misses }`. */
+export const CACHE_STATS_META_KEY = "engram.cacheStats";
+
 /** Meta key holding the paths whose chunks still wait for vectors (JSON array). */
 export const PENDING_VECTORS_META_KEY = "engram.vectorsPending";
 
@@ -73,5 +76,15 @@ export function parsePendingPaths(json: string | undefined): string[] {
     return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
   } catch {
     return [];
+  }
+}
+
+/** @internal The lifetime cache lookups stored under {@link CACHE_STATS_META_KEY}. */
+export function parseCacheStats(json: string | undefined): { hits: number; misses: number } {
+  try {
+    const value = json ? JSON.parse(json) : {};
+    return { hits: Number(value.hits) || 0, misses: Number(value.misses) || 0 };
+  } catch {
+    return { hits: 0, misses: 0 };
   }
 }
