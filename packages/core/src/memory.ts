@@ -178,7 +178,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     workspace,
     config,
     store,
-    analyzer: createAnalyzer({ cjk: config.analyzer.cjk }),
+    analyzer: createAnalyzer(config.analyzer),
     embedder: indexed ?? chain.primary,
     chain,
     providerNotes: selection.notes,

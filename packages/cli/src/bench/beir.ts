@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Memory } from "@engram/core";
+import { CONFIG_FILE, type EngramConfigInput, type Memory } from "@engram/core";
 import { openMemory } from "../workspace.js";
 import { readBeir } from "./beir-data.js";
 import { mrrAt, ndcgAt, recallAt } from "./retrieval-metrics.js";
@@ -19,6 +19,8 @@ export interface BeirBenchOptions {
   /** Keep the generated workspace here instead of a temp folder that is removed afterwards. */
   workspace?: string;
   log?: (line: string) => void;
+  /** Config written to the workspace's `engram.config.json` (ablations: analyzer, chunking, …). */
+  config?: EngramConfigInput;
 }
 
 /** What {@link benchBeir} measured. Times in ms; quality metrics averaged over queries. */
@@ -55,6 +57,9 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
     log(`writing ${data.docs.length} documents to ${ws}`);
     const docOfPath = new Map<string, string>();
     await mkdir(join(ws, "memory", "corpus"), { recursive: true });
+    if (options.config) {
+      await writeFile(join(ws, CONFIG_FILE), JSON.stringify(options.config, null, 2));
+    }
     for (const doc of data.docs) {
       const path = `memory/corpus/${fileName(doc.id)}.md`;
       docOfPath.set(path, doc.id);

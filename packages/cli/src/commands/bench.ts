@@ -1,3 +1,4 @@
+import { type EngramConfigInput, EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { type BeirBenchResult, benchBeir } from "../bench/beir.js";
 import { globals, positiveInt } from "../context.js";
@@ -15,14 +16,23 @@ export function registerBench(program: Command, io: Io): void {
     .option("--split <name>", "qrels split", "test")
     .option("--runs <n>", "repetitions of each timed phase (medians are reported)", "3")
     .option("--keep <dir>", "build the workspace here and keep it")
+    .option(
+      "--config <json>",
+      'engram.config.json for the run, e.g. \'{"analyzer":{"english":"none"}}\'',
+    )
     .action(
-      async (flags: { dir: string; split: string; runs: string; keep?: string }, cmd: Command) => {
+      async (
+        flags: { dir: string; split: string; runs: string; keep?: string; config?: string },
+        cmd: Command,
+      ) => {
         const g = globals(cmd);
+        const config = parseConfigFlag(flags.config);
         const result = await benchBeir({
           dir: flags.dir,
           split: flags.split,
           runs: positiveInt("--runs", flags.runs) ?? 3,
           ...(flags.keep ? { workspace: flags.keep } : {}),
+          ...(config ? { config } : {}),
           log: (text) => io.stderr.write(`${text}\n`),
         });
         if (g.json) return json(io, result);
@@ -57,4 +67,15 @@ function printBeir(io: Io, r: BeirBenchResult): void {
     `| search p50 / p95 | ${ms(r.search.p50Ms)} / ${ms(r.search.p95Ms)} | ×${f(r.search.p50Ms / r.search.storeP50Ms, 2)} of the store's own BM25 query (${ms(r.search.storeP50Ms)}) |`,
   );
   line(io, `| peak RSS | ${Math.round(r.peakRssMb)} MB | |`);
+}
+
+function parseConfigFlag(text: string | undefined): EngramConfigInput | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as EngramConfigInput;
+  } catch (error) {
+    throw new EngramError("INVALID_ARGUMENT", `--config is not JSON: ${(error as Error).message}`, {
+      hint: `pass a JSON object, e.g. --config '{"analyzer":{"english":"none"}}'`,
+    });
+  }
 }

@@ -95,6 +95,10 @@ export const configSchema = v.strictObject(
         {
           /** How Chinese/Japanese text is split into terms: character unigrams+bigrams, or ICU words. */
           cjk: v.optional(v.picklist(["bigrams", "words"]), "bigrams"),
+          /** English words: Porter2 stems (`memories` finds `memory`), or as written. */
+          english: v.optional(v.picklist(["porter2", "none"]), "porter2"),
+          /** Drop English stop words (`the`, `of`, …). */
+          stopWords: v.optional(v.boolean(), true),
         },
         unknownKey,
       ),

@@ -1,5 +1,6 @@
 import { EngramError } from "../errors.js";
 import { charClass, SEPARATOR } from "./char-class.js";
+import { createEnglishNormalizer } from "./english.js";
 import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, scriptClass } from "./script.js";
 
 /**
@@ -35,10 +36,17 @@ export interface AnalyzerOptions {
    * the terms of a text that contains it.
    */
   cjk?: "bigrams" | "words";
+  /**
+   * English words (all ASCII letters): `"porter2"` (default) reduces them to Porter2 stems so
+   * `memories` matches `memory`; `"none"` keeps them as written.
+   */
+  english?: "porter2" | "none";
+  /** Drop English stop words (`the`, `of`, …; Lucene's list). Default true. */
+  stopWords?: boolean;
 }
 
 /** Bump when any rule below changes the terms of some text. */
-export const ANALYZER_VERSION = 1;
+export const ANALYZER_VERSION = 2;
 
 /**
  * Longest text ever handed to `Intl.Segmenter` at once. V8's segmenter is quadratic in the input
@@ -70,6 +78,14 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       hint: 'Use cjk: "bigrams" (the default) or cjk: "words".',
     });
   }
+  const english = options.english ?? "porter2";
+  if (english !== "porter2" && english !== "none") {
+    throw new EngramError("INVALID_ARGUMENT", `Unknown English analysis "${String(english)}".`, {
+      hint: 'Use english: "porter2" (the default) or english: "none".',
+    });
+  }
+  const stopWords = options.stopWords ?? true;
+  const word = createEnglishNormalizer({ stem: english === "porter2", stopWords });
   const southeastAsian = new Intl.Segmenter("th", { granularity: "word" });
   const cjkWords = mode === "words" ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
 
@@ -80,12 +96,12 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     } else if (cls === SOUTHEAST_ASIAN) {
       pushSegmentedWords(part, southeastAsian, out);
     } else {
-      out.push(part);
+      word(part, out);
     }
   };
 
   return {
-    id: `engram-analyzer/${ANALYZER_VERSION};cjk=${mode}`,
+    id: `engram-analyzer/${ANALYZER_VERSION};cjk=${mode};en=${english}${stopWords ? "+stop" : ""}`,
     terms(text: string): string[] {
       const out: string[] = [];
       const s = text.normalize("NFKC").toLowerCase();

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { isEngramError } from "../../src/errors.js";
 import { type Analyzer, createAnalyzer } from "../../src/text/index.js";
 
-const bigrams = createAnalyzer();
-const words = createAnalyzer({ cjk: "words" });
+// Surface splitting is tested without English stemming and stop words (see "English words" below).
+const plain = { english: "none", stopWords: false } as const;
+const bigrams = createAnalyzer(plain);
+const words = createAnalyzer({ ...plain, cjk: "words" });
 const both: Array<[string, Analyzer]> = [
   ["bigrams", bigrams],
   ["words", words],
@@ -95,8 +97,9 @@ function randomText(next: () => number): string {
 
 describe("createAnalyzer", () => {
   it("has an id naming version and options", () => {
-    expect(bigrams.id).toBe("engram-analyzer/1;cjk=bigrams");
-    expect(words.id).toBe("engram-analyzer/1;cjk=words");
+    expect(bigrams.id).toBe("engram-analyzer/2;cjk=bigrams;en=none");
+    expect(words.id).toBe("engram-analyzer/2;cjk=words;en=none");
+    expect(createAnalyzer().id).toBe("engram-analyzer/2;cjk=bigrams;en=porter2+stop");
   });
 
   it("rejects an unknown CJK mode", () => {
@@ -225,5 +228,35 @@ describe("createAnalyzer", () => {
   it("segments long Chinese runs in words mode without losing text", () => {
     const chinese = "长期记忆存储用户偏好".repeat(1_000);
     expect(words.terms(chinese).join("")).toBe(chinese);
+  });
+});
+
+describe("English words (the default analyzer)", () => {
+  const analyzer = createAnalyzer();
+
+  it("reduces English words to Porter2 stems, so inflections match", () => {
+    expect(analyzer.terms("Memories of deployed services")).toEqual(["memori", "deploy", "servic"]);
+    expect(analyzer.terms("memory")).toEqual(analyzer.terms("memories"));
+    expect(analyzer.terms("studies")).toEqual(analyzer.terms("study"));
+  });
+
+  it("drops stop words, but not when they carry digits or other scripts", () => {
+    expect(analyzer.terms("the state of the art")).toEqual(["state", "art"]);
+    expect(analyzer.terms("a1 the2")).toEqual(["a1", "the2"]);
+  });
+
+  it("leaves non-English words, numbers and CJK as they were", () => {
+    expect(analyzer.terms("café Русский 2026 a828e60")).toEqual([
+      "café",
+      "русский",
+      "2026",
+      "a828e60",
+    ]);
+    expect(analyzer.terms("长期记忆存储用户偏好")).toEqual(bigrams.terms("长期记忆存储用户偏好"));
+    expect(analyzer.terms("用Python写")).toEqual(["用", "python", "写"]);
+  });
+
+  it("rejects an unknown English mode", () => {
+    expect(() => createAnalyzer({ english: "lancaster" as "none" })).toThrow(/Unknown English/);
   });
 });
