@@ -16,6 +16,8 @@ export const workspaceAliases = {
   "@engram/embed-openai": pkg("embed-openai"),
   "@engram/embed-gemini": pkg("embed-gemini"),
   "@engram/embed-local": pkg("embed-local"),
+  "@engram/store-memory": pkg("store-memory"),
+  "@engram/store-lancedb": pkg("store-lancedb"),
 };
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */

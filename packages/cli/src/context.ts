@@ -6,6 +6,8 @@ import { openMemory, workspaceDir } from "./workspace.js";
 export interface GlobalOptions {
   workspace?: string;
   json?: boolean;
+  /** Store driver overriding the config's `store.driver`. */
+  store?: string;
 }
 
 /** The global options as seen from a subcommand. */
@@ -17,10 +19,13 @@ export function globals(cmd: Command): GlobalOptions {
 export async function withMemory<T>(
   cmd: Command,
   fn: (memory: Memory, options: GlobalOptions) => Promise<T>,
-  openOptions: { create?: boolean } = {},
+  openOptions: { create?: boolean; store?: string } = {},
 ): Promise<T> {
   const options = globals(cmd);
-  const memory = await openMemory(workspaceDir(options.workspace), openOptions);
+  const memory = await openMemory(workspaceDir(options.workspace), {
+    store: options.store,
+    ...openOptions,
+  });
   try {
     return await fn(memory, options);
   } finally {

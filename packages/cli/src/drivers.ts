@@ -14,17 +14,41 @@ const STORES: Record<string, (options: Record<string, unknown>) => Promise<Store
     const { sqliteStore } = await import("@engram/store-sqlite");
     return sqliteStore(typeof options.path === "string" ? { path: options.path } : {});
   },
+  // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.
+  memory: async (options) => {
+    const { memoryStore } = await import("@engram/store-memory");
+    return memoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl", ...options });
+  },
+  lancedb: async (options) => {
+    const loaded = await optional(import("@engram/store-lancedb"));
+    if (!loaded) {
+      throw new EngramError("CONFIG_INVALID", "the lancedb store is not installed", {
+        hint: "npm install @engram/store-lancedb next to @engram/cli",
+      });
+    }
+    return loaded.lancedbStore(options);
+  },
 };
 
-/** The store factory named by the config (`store.driver`). */
-export async function storeFromConfig(config: EngramConfig): Promise<StoreFactory> {
-  const load = STORES[config.store.driver];
+/** The store drivers the CLI knows. */
+export const STORE_DRIVERS = Object.keys(STORES);
+
+/**
+ * The store factory for `driver` (default: the config's `store.driver`), with the config's
+ * `store.options` when the driver is the configured one.
+ */
+export async function storeFromConfig(
+  config: EngramConfig,
+  driver?: string,
+): Promise<StoreFactory> {
+  const name = driver ?? config.store.driver;
+  const load = STORES[name];
   if (!load) {
-    throw new EngramError("CONFIG_INVALID", `unknown store driver "${config.store.driver}"`, {
-      hint: `set store.driver in engram.config.json to one of: ${Object.keys(STORES).join(", ")}`,
+    throw new EngramError("CONFIG_INVALID", `unknown store driver "${name}"`, {
+      hint: `use one of: ${STORE_DRIVERS.join(", ")} (--store or store.driver in engram.config.json)`,
     });
   }
-  return load(config.store.options);
+  return load(name === config.store.driver ? config.store.options : {});
 }
 
 /**

@@ -5,6 +5,7 @@ import { registerBench } from "./commands/bench.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
 import { registerInit } from "./commands/init.js";
+import { registerReindex } from "./commands/reindex.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
@@ -27,6 +28,10 @@ export function createProgram(io: Io = processIo): Command {
       "workspace folder (default: $ENGRAM_WORKSPACE, else the current folder)",
     )
     .option("--json", "print stable JSON instead of text")
+    .option(
+      "--store <driver>",
+      "index store: sqlite | memory | lancedb (default: store.driver in the config, $ENGRAM_STORE, else sqlite)",
+    )
     .showHelpAfterError("(run engram --help for usage)")
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -41,6 +46,7 @@ export function createProgram(io: Io = processIo): Command {
     registerSync,
     registerWatch,
     registerStatus,
+    registerReindex,
     registerDemo,
     registerBench,
   ]) {

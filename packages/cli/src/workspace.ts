@@ -25,7 +25,10 @@ export function workspaceDir(
  * `.engram/` or `engram.config.json` is refused, so a command run in the wrong folder does not
  * start indexing it.
  */
-export async function openMemory(dir: string, options: { create?: boolean } = {}): Promise<Memory> {
+export async function openMemory(
+  dir: string,
+  options: { create?: boolean; store?: string | undefined } = {},
+): Promise<Memory> {
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) {
     throw new EngramError("WORKSPACE_MISSING", `workspace ${dir} does not exist`, {
@@ -46,7 +49,7 @@ export async function openMemory(dir: string, options: { create?: boolean } = {}
     workspace: dir,
     config,
     readConfigFile: false,
-    store: await storeFromConfig(config),
+    store: await storeFromConfig(config, options.store ?? (process.env.ENGRAM_STORE || undefined)),
     providers: PROVIDERS,
   });
 }

@@ -1,0 +1,58 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CONFIG_FILE, type EngramConfigInput, resolveConfig, writeFileAtomic } from "@engram/core";
+import type { Command } from "commander";
+import { globals, withMemory } from "../context.js";
+import { type Io, json, line } from "../output.js";
+import { workspaceDir } from "../workspace.js";
+import { describeSync } from "./sync.js";
+
+/**
+ * `engram reindex --to <driver>`: build another store's index from the files (the files are the
+ * truth, so nothing is copied from the current index), and with `--switch` make it the configured one.
+ */
+export function registerReindex(program: Command, io: Io): void {
+  program
+    .command("reindex")
+    .description(
+      "rebuild the index from the files into a store (e.g. --to lancedb); --switch to use it",
+    )
+    .requiredOption("--to <driver>", "the store to build: sqlite | memory | lancedb")
+    .option("--switch", "set store.driver in engram.config.json to it afterwards")
+    .action(async (flags: { to: string; switch?: boolean }, cmd: Command) => {
+      const g = globals(cmd);
+      const report = await withMemory(cmd, (memory) => memory.sync({ force: true }), {
+        store: flags.to,
+      });
+      if (flags.switch) await switchStore(workspaceDir(g.workspace), flags.to);
+      if (g.json) return json(io, { store: flags.to, switched: Boolean(flags.switch), report });
+      if (report) line(io, `${flags.to}: ${describeSync(report)}`);
+      line(
+        io,
+        flags.switch
+          ? `engram.config.json now uses the ${flags.to} store`
+          : `The configured store is unchanged; pass --switch to use ${flags.to}, or --store ${flags.to} per command.`,
+      );
+    });
+}
+
+/** Set `store.driver` in the workspace's config file (atomically), keeping everything else. */
+async function switchStore(workspace: string, driver: string): Promise<void> {
+  const path = join(workspace, CONFIG_FILE);
+  let current: EngramConfigInput = {};
+  try {
+    current = JSON.parse(await readFile(path, "utf8")) as EngramConfigInput;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const next: EngramConfigInput = {
+    ...current,
+    store: {
+      ...current.store,
+      driver,
+      ...(current.store?.driver === driver ? {} : { options: {} }),
+    },
+  };
+  resolveConfig(next); // never write a config that would not load
+  await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+}

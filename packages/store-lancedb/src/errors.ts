@@ -1,0 +1,62 @@
+import { EngramError, isEngramError } from "@engram/core";
+import type { Location } from "./location.js";
+
+/** The fix for a damaged or unreadable index: it is a cache of the Markdown files. */
+export function rebuildHint(location: Location): string {
+  if (location.kind === "memory") return "Recreate the in-memory store.";
+  return `Delete ${location.folder ?? location.uri} and run \`engram sync\`; the index is rebuilt from your Markdown files.`;
+}
+
+/**
+ * Turn an error thrown by LanceDB (a plain `Error` from its native layer) into an
+ * {@link EngramError} `STORE_FAILED` that names the action, the database and a fix. EngramErrors
+ * pass through unchanged.
+ */
+export function toEngramError(error: unknown, location: Location, action: string): EngramError {
+  if (isEngramError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const fail = (problem: string, hint: string) =>
+    new EngramError("STORE_FAILED", `Could not ${action}: ${problem} (${location.uri}).`, {
+      hint,
+      cause: error,
+    });
+  if (/permission denied|access denied|forbidden|read-only file system/i.test(message)) {
+    return fail(
+      "access was denied",
+      location.kind === "remote"
+        ? "Check the credentials and permissions in storageOptions (or the environment) for this bucket."
+        : "Check that this user may write to the folder and every file in it.",
+    );
+  }
+  if (/no space left|disk full|quota exceeded/i.test(message)) {
+    return fail("the disk is full", "Free some disk space, then run `engram sync` again.");
+  }
+  if (
+    location.kind === "remote" &&
+    /connect|dns|timed? ?out|network|credential|token|region|endpoint/i.test(message)
+  ) {
+    return fail(
+      `the object store did not answer as expected: ${firstLine(message)}`,
+      "Check the URI, the network, and the credentials, region and endpoint in storageOptions.",
+    );
+  }
+  return fail(firstLine(message), rebuildHint(location));
+}
+
+/** Run `fn`, turning any failure into an EngramError (see {@link toEngramError}). */
+export async function guarded<T>(
+  location: Location,
+  action: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw toEngramError(error, location, action);
+  }
+}
+
+function firstLine(message: string): string {
+  const line = message.split("\n", 1)[0] ?? message;
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}

@@ -1,0 +1,82 @@
+import type { SearchFilter } from "@engram/core";
+import { Index, MatchQuery, Operator, type Table } from "@lancedb/lancedb";
+import { type Scored, topK } from "./ranking.js";
+import type { ChunkRow } from "./rows.js";
+import { CHUNK_COLUMNS, TERMS_COLUMN } from "./schema.js";
+import { filterWhere } from "./sql.js";
+
+/**
+ * Longest term the index keeps. LanceDB drops longer tokens silently (its default is 40
+ * characters, which would lose long identifiers and hashes), so the limit is set far above any
+ * real term.
+ */
+const MAX_TERM_LENGTH = 1 << 20;
+
+/**
+ * The full-text index over the chunks' analysed terms: split on whitespace only, with lower-casing,
+ * stemming, stop words and ASCII folding all off, so LanceDB indexes exactly the terms core's
+ * analyzer produced (Chinese unigrams and bigrams included). Positions are not stored: searches
+ * are bags of terms, never phrases.
+ */
+export function fulltextIndex(): Index {
+  return Index.fts({
+    baseTokenizer: "whitespace",
+    lowercase: false,
+    stem: false,
+    removeStopWords: false,
+    asciiFolding: false,
+    withPosition: false,
+    maxTokenLength: MAX_TERM_LENGTH,
+  });
+}
+
+/** Create the full-text index on `table` unless it has one (an empty table can be indexed). */
+export async function ensureFulltextIndex(table: Table): Promise<void> {
+  const indices = await table.listIndices();
+  if (indices.some((index) => index.columns.includes(TERMS_COLUMN))) return;
+  await table.createIndex(TERMS_COLUMN, { config: fulltextIndex(), replace: false });
+}
+
+/**
+ * Rebuild the full-text index from every live row. The only way to make its statistics exact:
+ * LanceDB's `optimize()` merges new rows into the index but keeps counting deleted rows in the
+ * document count and document frequencies, indefinitely (measured: a term whose 30 extra chunks
+ * were deleted kept its lowered weight through repeated optimizes; only a rebuild restored it).
+ */
+export async function rebuildFulltextIndex(table: Table): Promise<void> {
+  await table.createIndex(TERMS_COLUMN, { config: fulltextIndex(), replace: true });
+}
+
+/** Rows of the chunks table that no full-text index segment covers yet. */
+export async function unindexedTextRows(table: Table): Promise<number> {
+  const indices = await table.listIndices();
+  const index = indices.find((i) => i.columns.includes(TERMS_COLUMN));
+  return index?.numUnindexedRows ?? 0;
+}
+
+/**
+ * BM25 (LanceDB's, k1 = 1.2, b = 0.75) over the analysed terms: a chunk matches if it holds any of
+ * the unique `terms` (operator OR). Filters are applied before ranking, so a selective filter
+ * still yields `k` hits. Best first; equal scores by path, then start line.
+ */
+export async function searchText(
+  table: Table,
+  terms: readonly string[],
+  k: number,
+  filter: SearchFilter | undefined,
+): Promise<Scored[]> {
+  const unique = [...new Set(terms)].filter((term) => term.length > 0);
+  const where = filterWhere(filter);
+  if (unique.length === 0 || where.kind === "none") return [];
+  const text = unique.join(" ");
+  return topK(k, async (limit) => {
+    let query = table
+      .query()
+      .fullTextSearch(new MatchQuery(text, TERMS_COLUMN, { operator: Operator.Or }))
+      .select([...CHUNK_COLUMNS, "_score"])
+      .limit(limit);
+    if (where.kind === "where") query = query.where(where.sql);
+    const rows = (await query.toArray()) as Array<ChunkRow & { _score: number }>;
+    return rows.map((row) => ({ row, score: row._score }));
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * `@engram/store-lancedb`: an engram store on LanceDB — BM25 full-text search over core's analysed
+ * terms and cosine vector search, in a local folder or on object storage.
+ *
+ * @packageDocumentation
+ */
+export { createLanceDbStore, lancedbStore } from "./factory.js";
+export { LanceDbStore } from "./lancedb-store.js";
+export type { Location, LocationKind } from "./location.js";
+export {
+  DEFAULT_FOLDER_NAME,
+  DEFAULT_FULLTEXT_STALE_FRACTION,
+  DEFAULT_VECTOR_INDEX_MIN_ROWS,
+  DEFAULT_VERSION_RETENTION_MS,
+  type LanceDbStoreFactoryOptions,
+  type LanceDbStoreOptions,
+} from "./options.js";
+export { SCHEMA_VERSION } from "./schema.js";

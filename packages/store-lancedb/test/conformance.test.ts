@@ -1,0 +1,13 @@
+import { join } from "node:path";
+import { describeStoreConformance } from "@engram/core/testing";
+import { createLanceDbStore } from "../src/index.js";
+
+describeStoreConformance("lancedb", {
+  create: async (dir) => createLanceDbStore({ uri: join(dir, "lancedb") }),
+  reopen: async (dir) => createLanceDbStore({ uri: join(dir, "lancedb") }),
+});
+
+let memories = 0;
+describeStoreConformance("lancedb (memory://)", {
+  create: async () => createLanceDbStore({ uri: `memory://conformance-${++memories}` }),
+});

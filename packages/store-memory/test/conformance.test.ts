@@ -1,0 +1,15 @@
+import { join } from "node:path";
+import { describeStoreConformance } from "@engram/core/testing";
+import { createMemoryStore } from "../src/index.js";
+
+// Purely in memory: nothing survives close(), so there is no reopen() and the kit skips (and
+// says so) its persistence section.
+describeStoreConformance("memory", {
+  create: async () => createMemoryStore(),
+});
+
+// With a snapshot file: reopening loads what close() saved, so the persistence section runs.
+describeStoreConformance("memory (snapshot)", {
+  create: async (dir) => createMemoryStore({ snapshotPath: join(dir, "snapshot.jsonl") }),
+  reopen: async (dir) => createMemoryStore({ snapshotPath: join(dir, "snapshot.jsonl") }),
+});
