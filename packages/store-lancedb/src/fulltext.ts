@@ -38,10 +38,11 @@ export async function ensureFulltextIndex(table: Table): Promise<void> {
 }
 
 /**
- * Rebuild the full-text index from every live row. The only way to make its statistics exact:
- * LanceDB's `optimize()` merges new rows into the index but keeps counting deleted rows in the
- * document count and document frequencies, indefinitely (measured: a term whose 30 extra chunks
- * were deleted kept its lowered weight through repeated optimizes; only a rebuild restored it).
+ * Rebuild the full-text index from every live row: the one sure way to make its statistics exact.
+ * LanceDB's `optimize()` merges new rows into the index, but deleted rows keep counting in the
+ * document count and document frequencies unless compaction happens to rewrite their fragment;
+ * rows deleted as a whole fragment (a file's chunks from its previous re-index) kept counting
+ * through repeated optimizes (`test/maintenance.test.ts`).
  */
 export async function rebuildFulltextIndex(table: Table): Promise<void> {
   await table.createIndex(TERMS_COLUMN, { config: fulltextIndex(), replace: true });

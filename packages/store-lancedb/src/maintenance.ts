@@ -36,8 +36,8 @@ type Role = keyof Tables;
  *
  * LanceDB's full-text index does not absorb writes: rows added since it was built are scanned and
  * scored with statistics that differ from the indexed rows', and deleted rows keep counting in its
- * statistics — `optimize()` merges the new rows but never drops the deleted ones; only a rebuild
- * does. A rebuild costs time proportional to the table (README: ~0.5 s at 10k chunks, ~4 s at
+ * statistics — `optimize()` merges the new rows but drops deleted ones only when compaction
+ * happens to rewrite their fragment; a rebuild always does. A rebuild costs time proportional to the table (README: ~0.5 s at 10k chunks, ~4 s at
  * 100k), so the store rebuilds once the rows inserted or deleted since the last build exceed a
  * fraction of the table (default 5 %): the statistics are never further off than that, scans of
  * unindexed rows stay bounded, and the total rebuild work stays proportional to the rows written.
