@@ -39,7 +39,7 @@ export function describeEmbedding(e: EmbeddingIdentity | null | undefined): stri
 }
 
 /** Bump when chunk records change meaning, so every existing index is rebuilt. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 /** The meta key under which a store records the identity. */
 export const IDENTITY_META_KEY = "engram.identity";

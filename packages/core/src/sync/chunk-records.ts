@@ -23,7 +23,21 @@ export function chunkRecords(
     headings: chunk.headings,
     text: chunk.text,
     hash: sha256Hex(chunk.text),
-    terms: analyzer.terms(chunk.text),
+    terms: termsWithHeadings(chunk.text, chunk.headings, analyzer),
     embedding: null,
   }));
+}
+
+/**
+ * A chunk's terms, plus the terms of its heading path when the chunk does not show those headings
+ * itself: the second chunk of a long section is still about the section's title.
+ */
+function termsWithHeadings(
+  text: string,
+  headings: readonly string[],
+  analyzer: Analyzer,
+): string[] {
+  const terms = analyzer.terms(text);
+  const missing = headings.filter((h) => !text.includes(h));
+  return missing.length ? [...analyzer.terms(missing.join("\n")), ...terms] : terms;
 }
