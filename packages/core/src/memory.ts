@@ -366,7 +366,7 @@ export class Memory {
     }
     if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
     // The query is embedded by the provider whose vectors the index holds, never another one.
-    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding;
+    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding ?? null;
     const embedder = this.embedders.find(stored) ?? this.#embedder;
     return search(
       {
@@ -374,6 +374,7 @@ export class Memory {
         analyzer: this.analyzer,
         embedder,
         fallback: this.embedders.isFallback(embedder),
+        indexed: stored,
         config: this.config.search,
       },
       query,

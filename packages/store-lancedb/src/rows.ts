@@ -1,4 +1,11 @@
-import type { ChunkRecord, FileRecord, StoredChunk, Tier } from "@engram/core";
+import {
+  type ChunkLocation,
+  type ChunkRecord,
+  compareChunkOrder,
+  type FileRecord,
+  type StoredChunk,
+  type Tier,
+} from "@engram/core";
 
 /** A `files` row as read from or written to LanceDB (a type alias, so LanceDB takes it as a record). */
 export type FileRow = {
@@ -88,13 +95,19 @@ export function toStoredChunk(row: ChunkRow): StoredChunk {
 }
 
 /**
- * The contract's tie order after the score: path, then start line (then end line and id, so the
- * order is total). Paths compare by UTF-16 code units; SQLite's BINARY collation compares UTF-8
- * bytes, which orders the same except characters above U+FFFF against U+E000–U+FFFF.
+ * The contract's tie order (core's `compareChunkOrder`) for LanceDB rows. SQLite's BINARY
+ * collation compares UTF-8 bytes, which orders the same except characters above U+FFFF against
+ * U+E000–U+FFFF.
  */
 export function compareLocation(a: ChunkRow, b: ChunkRow): number {
-  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
-  if (a.start_line !== b.start_line) return a.start_line - b.start_line;
-  if (a.end_line !== b.end_line) return a.end_line - b.end_line;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareChunkOrder(location(a), location(b));
+}
+
+function location(row: ChunkRow): ChunkLocation {
+  return {
+    path: row.path,
+    id: row.id,
+    startLine: Number(row.start_line),
+    endLine: Number(row.end_line),
+  };
 }

@@ -1,3 +1,4 @@
+// The assertions live in the conformance kit (@engram/core/testing): this file only runs it.
 import { join } from "node:path";
 import { describeStoreConformance } from "@engram/core/testing";
 import { createLanceDbStore } from "../src/index.js";

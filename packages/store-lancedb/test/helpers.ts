@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChunkRecord, FileRecord, StoreBatch } from "@engram/core";
 import { connect, type Table } from "@lancedb/lancedb";
 import { afterEach } from "vitest";
 import { createLanceDbStore, type LanceDbStore, type LanceDbStoreOptions } from "../src/index.js";
@@ -46,37 +45,5 @@ export function useTempStores() {
   };
 }
 
-/** A file with one chunk per `[startLine, terms, embedding?]`. */
-export function upsert(
-  path: string,
-  chunks: Array<[startLine: number, terms: string[], embedding?: number[]]>,
-  overrides: Partial<FileRecord> = {},
-): NonNullable<StoreBatch["upserts"]>[number] {
-  const file: FileRecord = {
-    path,
-    source: "memory",
-    tier: "long",
-    hash: "0".repeat(64),
-    mtimeMs: 1000,
-    size: 10,
-    ...overrides,
-  };
-  return {
-    file,
-    chunks: chunks.map(
-      ([startLine, terms, embedding]): ChunkRecord => ({
-        id: `${path}:${startLine}`,
-        path,
-        source: file.source,
-        tier: file.tier,
-        startLine,
-        endLine: startLine,
-        headings: [],
-        text: terms.join(" "),
-        hash: "1".repeat(64),
-        terms,
-        embedding: embedding ? Float32Array.from(embedding) : null,
-      }),
-    ),
-  };
-}
+/** A file with one chunk per `[startLine, terms, embedding?]` (shared with every driver's tests). */
+export { storeUpsert as upsert } from "@engram/core/testing";

@@ -1,3 +1,4 @@
+import { compareChunkOrder } from "@engram/core";
 import type { ChunkEntry } from "./chunk-entry.js";
 
 /** An entry with its search score. */
@@ -12,13 +13,7 @@ export interface Scored {
  * Negative when `a` ranks before `b`.
  */
 export function compareScored(a: Scored, b: Scored): number {
-  if (a.score !== b.score) return b.score - a.score;
-  const x = a.entry.chunk;
-  const y = b.entry.chunk;
-  if (x.path !== y.path) return x.path < y.path ? -1 : 1;
-  return (
-    x.startLine - y.startLine || x.endLine - y.endLine || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)
-  );
+  return b.score - a.score || compareChunkOrder(a.entry.chunk, b.entry.chunk);
 }
 
 /**

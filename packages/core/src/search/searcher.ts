@@ -3,6 +3,7 @@ import { DEFAULT_MIN_SCORE } from "../config/schema.js";
 import type { Embedder } from "../embedding/embedder.js";
 import {
   describeEmbedding,
+  type EmbeddingIdentity,
   embeddingIdentity,
   IDENTITY_META_KEY,
   parseIdentity,
@@ -36,6 +37,11 @@ export interface SearcherParts {
   embedder: Embedder | null;
   /** True when `embedder` is a fallback provider (reported on results). */
   fallback?: boolean;
+  /**
+   * The embedding identity the index was built with, when the caller has already read it from the
+   * store (null: keyword-only index). Absent: the searcher reads it.
+   */
+  indexed?: EmbeddingIdentity | null;
   config: EngramConfig["search"];
 }
 
@@ -68,7 +74,7 @@ export async function search(
   };
   const pool = maxResults * config.candidateMultiplier;
 
-  const vectorUnavailable = await whyNoVectors(store, embedder);
+  const vectorUnavailable = await whyNoVectors(store, embedder, parts.indexed);
   if (requested === "vector" && vectorUnavailable) {
     throw new EngramError(
       "INVALID_ARGUMENT",
@@ -155,10 +161,14 @@ export async function search(
 async function whyNoVectors(
   store: MemoryStore,
   embedder: Embedder | null,
+  indexed: EmbeddingIdentity | null | undefined,
 ): Promise<string | undefined> {
   if (!embedder) return "no embedding provider is configured";
   if (!store.capabilities.vector) return `the ${store.kind} store has no vector search`;
-  const stored = parseIdentity(await store.getMeta(IDENTITY_META_KEY))?.embedding;
+  const stored =
+    indexed !== undefined
+      ? indexed
+      : parseIdentity(await store.getMeta(IDENTITY_META_KEY))?.embedding;
   if (!stored) return "the index holds no vectors yet (run engram sync)";
   const wanted = embeddingIdentity(embedder);
   if (describeEmbedding(stored) !== describeEmbedding(wanted)) {

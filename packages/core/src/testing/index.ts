@@ -4,3 +4,4 @@
  */
 export { describeStoreConformance, type StoreConformanceFactory } from "./conformance.js";
 export { createHashingEmbedder, type HashingEmbedder } from "./hashing-embedder.js";
+export { storeUpsert } from "./store-upsert.js";
