@@ -18,6 +18,7 @@ export const workspaceAliases = {
   "@engram/embed-local": pkg("embed-local"),
   "@engram/store-memory": pkg("store-memory"),
   "@engram/store-lancedb": pkg("store-lancedb"),
+  "@engram/store-qdrant": pkg("store-qdrant"),
 };
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */

@@ -5,9 +5,11 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-const packages = readdirSync("packages");
-for (const pkg of packages) {
-  const file = `packages/${pkg}/test-results/vitest.json`;
+const dirs = ["packages", "examples"].flatMap((root) =>
+  existsSync(root) ? readdirSync(root).map((name) => `${root}/${name}`) : [],
+);
+for (const dir of dirs) {
+  const file = `${dir}/test-results/vitest.json`;
   if (!existsSync(file)) continue;
   const report = JSON.parse(readFileSync(file, "utf8"));
   passed += report.numPassedTests;
