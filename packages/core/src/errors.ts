@@ -10,6 +10,7 @@ export type EngramErrorCode =
   | "FILE_NOT_FOUND"
   | "FILE_TOO_LARGE"
   | "INVALID_ENCODING"
+  | "FRONT_MATTER_INVALID"
   | "INVALID_ARGUMENT"
   | "LOCK_TIMEOUT"
   | "STORE_FAILED"

@@ -4,4 +4,10 @@
  */
 export { describeStoreConformance, type StoreConformanceFactory } from "./conformance.js";
 export { createHashingEmbedder, type HashingEmbedder } from "./hashing-embedder.js";
+export {
+  describeStoreParity,
+  type StoreParityOptions,
+  type TextParityTolerance,
+} from "./parity.js";
+export { notes as parityNotes, PARITY_QUERIES } from "./parity-notes.js";
 export { storeUpsert } from "./store-upsert.js";
