@@ -28,6 +28,16 @@ const STORES: Record<string, (options: Record<string, unknown>) => Promise<Store
     }
     return loaded.lancedbStore(options);
   },
+  // url, apiKey and collection from store.options; QDRANT_URL / QDRANT_API_KEY fill the gaps.
+  qdrant: async (options) => {
+    const loaded = await optional(import("@engram/store-qdrant"));
+    if (!loaded) {
+      throw new EngramError("CONFIG_INVALID", "the qdrant store is not installed", {
+        hint: "npm install @engram/store-qdrant next to @engram/cli",
+      });
+    }
+    return loaded.qdrantStore(options);
+  },
 };
 
 /** The store drivers the CLI knows. */

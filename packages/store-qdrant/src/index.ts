@@ -1,1 +1,20 @@
-export {};
+/**
+ * `@engram/store-qdrant`: an engram store on a Qdrant server — a dense cosine vector and a sparse
+ * BM25 vector (term weights from core's analysed terms, IDF applied by Qdrant) per chunk.
+ *
+ * @packageDocumentation
+ */
+export { createQdrantStore, qdrantStore } from "./factory.js";
+export { defaultCollectionName, recordsCollectionName } from "./naming.js";
+export {
+  type Bm25Params,
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_BM25,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_URL,
+  type QdrantStoreFactoryOptions,
+  type QdrantStoreOptions,
+} from "./options.js";
+export type { QdrantEnv } from "./options-check.js";
+export { QdrantStore } from "./qdrant-store.js";
+export { LAYOUT_VERSION } from "./schema.js";

@@ -17,7 +17,7 @@ export function registerReindex(program: Command, io: Io): void {
     .description(
       "rebuild the index from the files into a store (e.g. --to lancedb); --switch to use it",
     )
-    .requiredOption("--to <driver>", "the store to build: sqlite | memory | lancedb")
+    .requiredOption("--to <driver>", "the store to build: sqlite | memory | lancedb | qdrant")
     .option("--switch", "set store.driver in engram.config.json to it afterwards")
     .action(async (flags: { to: string; switch?: boolean }, cmd: Command) => {
       const g = globals(cmd);

@@ -2,3 +2,4 @@ export { assertChunksFit, assertQueryDims, resultLimit } from "./checks.js";
 export { type ChunkLocation, compareChunkOrder } from "./order.js";
 export type * from "./records.js";
 export type * from "./store.js";
+export { completeTopK } from "./top-k.js";

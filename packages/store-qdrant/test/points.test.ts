@@ -1,0 +1,114 @@
+import { EngramError } from "@engram/core";
+import { storeUpsert } from "@engram/core/testing";
+import { describe, expect, it } from "vitest";
+import { chunkPointId, recordPointId, uuidFor } from "../src/ids.js";
+import { DEFAULT_BM25 } from "../src/options.js";
+import { prefixKey } from "../src/path-prefix.js";
+import {
+  ChunkPoints,
+  cacheEntryOf,
+  cachePoint,
+  filePoint,
+  fileRecordOf,
+  metaPoint,
+  metaValueOf,
+  storedChunkOf,
+} from "../src/points.js";
+import { documentVector } from "../src/sparse.js";
+
+/** What the point looks like after the trip through JSON to the server and back. */
+const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("point ids", () => {
+  it("are deterministic version-5 UUIDs", () => {
+    expect(chunkPointId("abc")).toMatch(UUID);
+    expect(chunkPointId("abc")).toBe(chunkPointId("abc"));
+    expect(chunkPointId("abc")).not.toBe(chunkPointId("abd"));
+    expect(uuidFor("")).toMatch(UUID);
+  });
+
+  it("differ between kinds for the same key", () => {
+    const ids = new Set([
+      chunkPointId("k"),
+      recordPointId("file", "k"),
+      recordPointId("meta", "k"),
+      recordPointId("cache", "k"),
+    ]);
+    expect(ids.size).toBe(4);
+  });
+});
+
+describe("chunk points", () => {
+  const [first] = storeUpsert("记忆/决定.md", [
+    [3, ["用户", "偏好", "用户"], [0.5, -0.25, 1, 0]],
+  ]).chunks;
+  if (!first) throw new Error("expected a chunk");
+  const chunk = {
+    ...first,
+    headings: ["记忆", "🚀 launch"],
+    text: "用户偏好：深色模式\n第二行 🚀",
+  };
+
+  it("carry both vectors and a payload that reads back as the stored chunk", () => {
+    const point = wire(new ChunkPoints(DEFAULT_BM25).point(chunk));
+    expect(point.id).toBe(chunkPointId(chunk.id));
+    const { terms: _t, embedding: _e, ...stored } = chunk;
+    expect(storedChunkOf(point.payload)).toEqual(stored);
+    const vector = point.vector as Record<string, unknown>;
+    expect(vector.dense).toEqual([0.5, -0.25, 1, 0]);
+    expect(vector.bm25).toEqual(documentVector(chunk.terms, DEFAULT_BM25));
+    expect(point.payload?.embedded).toBe(true);
+    expect(point.payload?.path_prefixes).toContain(prefixKey("记忆/"));
+  });
+
+  it("leave out the vectors a chunk does not have", () => {
+    const plain = { ...chunk, embedding: null, terms: [] };
+    const point = new ChunkPoints(DEFAULT_BM25).point(plain);
+    expect(point.vector).toEqual({});
+    expect(point.payload?.embedded).toBe(false);
+  });
+
+  it("refuse a payload written by something else, naming the fix", () => {
+    expect(() => storedChunkOf({ path: "a.md" })).toThrow(EngramError);
+    expect(() => storedChunkOf(null)).toThrow(/not written by this engram store/);
+  });
+});
+
+describe("record points", () => {
+  it("round-trip file records, without vectors", () => {
+    const file = {
+      path: "sessions/对话.jsonl",
+      source: "sessions",
+      tier: "short" as const,
+      hash: "ab".repeat(32),
+      mtimeMs: 1_767_225_600_123,
+      size: 4096,
+    };
+    const point = wire(filePoint(file));
+    expect(point.vector).toEqual({});
+    expect(point.id).toBe(recordPointId("file", file.path));
+    expect(fileRecordOf(point.payload)).toEqual(file);
+  });
+
+  it("round-trip meta values exactly", () => {
+    const value = "值 — “quoted” 🚀\n second line";
+    expect(metaValueOf(wire(metaPoint("键", value)).payload)).toBe(value);
+    expect(metaValueOf(wire(metaPoint("empty", "")).payload)).toBe("");
+  });
+
+  it("round-trip cached float32 vectors exactly through JSON", () => {
+    const vector = Float32Array.from([0.1, -0.2, 0.3, 1e-7, 3.4e38, 0]);
+    const point = wire(cachePoint("openai:small:3:abc", vector, 7));
+    expect(point.payload?.last_used).toBe(7);
+    const entry = cacheEntryOf(point.payload);
+    expect(entry.key).toBe("openai:small:3:abc");
+    expect(entry.vector).toBeInstanceOf(Float32Array);
+    expect(Array.from(entry.vector)).toEqual(Array.from(vector));
+    // JSON has no negative zero; -0 comes back as 0, which no cosine can tell apart.
+    expect(
+      Array.from(cacheEntryOf(wire(cachePoint("z", Float32Array.from([-0]), 1)).payload).vector),
+    ).toEqual([0]);
+  });
+});
