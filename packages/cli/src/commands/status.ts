@@ -1,4 +1,4 @@
-import { describeEmbedding, type MemoryStatus } from "@engram/core";
+import { describeEmbedding, type MemoryStatus, type WatcherHealth } from "@engram/core";
 import type { Command } from "commander";
 import { withMemory } from "../context.js";
 import { duration, type Io, json, line } from "../output.js";
@@ -15,6 +15,37 @@ export function registerStatus(program: Command, io: Io): void {
         printStatus(io, status);
       });
     });
+}
+
+/** A rough age: `42 s`, `7 min`, `3 h`, `2 d`. */
+export function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 120 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} d`;
+}
+
+/** `running (pid 123), last sync 3 s ago` / `not running` / `stale (pid 123 gone)`. */
+export function describeWatcher(
+  w: WatcherHealth,
+  lastSyncAgeMs: number | null,
+  now = Date.now(),
+): string {
+  if (w.state === "not running") return "not running (start one with engram watch)";
+  const hb = w.heartbeat;
+  const since = (iso: string | undefined) => (iso ? `${age(now - Date.parse(iso))} ago` : "never");
+  if (w.state === "stale") {
+    return w.reason === "pid gone"
+      ? `stale (pid ${hb.pid} gone since its last heartbeat ${since(hb.beatAt)}; restart engram watch)`
+      : `stale (pid ${hb.pid} silent for ${age(now - Date.parse(hb.beatAt))})`;
+  }
+  const error = hb.lastError
+    ? `; last error ${since(hb.lastError.at)}: ${hb.lastError.message}`
+    : "";
+  // The index's last sync (by the watcher or anyone else) says how fresh it is.
+  const synced = lastSyncAgeMs === null ? since(hb.lastSyncAt) : `${age(lastSyncAgeMs)} ago`;
+  return `running (pid ${hb.pid}, up ${age(now - Date.parse(hb.startedAt))}), last sync ${synced}${error}`;
 }
 
 function bytes(n: number): string {
@@ -59,7 +90,7 @@ function printStatus(io: Io, s: MemoryStatus): void {
   if (s.index.rebuildNeeded.length)
     line(io, `Rebuild     needed: ${s.index.rebuildNeeded.join("; ")} (run engram sync)`);
   if (s.lastSync) {
-    const ago = duration(Date.now() - Date.parse(s.lastSync.finishedAt));
+    const ago = age(s.lastSyncAgeMs ?? Date.now() - Date.parse(s.lastSync.finishedAt));
     line(
       io,
       `Last sync   ${s.lastSync.finishedAt} (${ago} ago), took ${duration(s.lastSync.durationMs)}`,
@@ -68,6 +99,13 @@ function printStatus(io: Io, s: MemoryStatus): void {
       line(io, `  skipped   ${skipped.path}: ${skipped.reason}`);
   } else {
     line(io, "Last sync   never (run engram sync)");
+  }
+  line(io, `Watcher     ${describeWatcher(s.watcher, s.lastSyncAgeMs)}`);
+  if (s.sessions) {
+    const waiting = s.sessions.deferred
+      ? `, ${s.sessions.deferred} grown but under the re-index delta (searchable as indexed)`
+      : "";
+    line(io, `Sessions    ${s.sessions.indexed} transcript(s) indexed${waiting}`);
   }
   const pending = s.pending.changed + s.pending.removed;
   line(

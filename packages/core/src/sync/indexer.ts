@@ -108,6 +108,7 @@ export async function runSync(
     touched: 0,
     unchanged: plan.unchanged,
     removed: plan.removed.length,
+    deferred: plan.deferred.length,
     skipped: [],
     chunks: 0,
     embedding: {
@@ -198,6 +199,7 @@ export async function runSync(
       batch.touches.push(outcome.record);
       report.touched++;
     } else {
+      if (outcome.warnings) report.warnings.push(...outcome.warnings);
       batch.upserts.push({ file: outcome.record, chunks: outcome.chunks });
       pendingChunks += outcome.chunks.length;
       report.chunks += outcome.chunks.length;

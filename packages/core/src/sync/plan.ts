@@ -1,15 +1,25 @@
 import { lstat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import type { FileRecord } from "../store/records.js";
+import { transcriptDelta } from "../sessions/delta.js";
+import { SESSIONS_SOURCE, scanTranscripts } from "../sessions/scan.js";
+import type { FileRecord, Source } from "../store/records.js";
 import { type ScannedFile, scanWorkspace } from "../workspace/scan.js";
 import type { IndexContext } from "./context.js";
 
-/** What a sync would do, decided from file stats alone (no file is read). */
+/** A file a sync will read; `source` is `memory` when absent. */
+export type PlannedFile = ScannedFile & { source?: Source };
+
+/**
+ * What a sync would do, decided from file stats (no memory file is read; for a transcript that
+ * grew by less than `sessions.deltaBytes`, only the appended bytes are read to count its lines).
+ */
 export interface SyncPlan {
   /** Files that are new, or whose mtime, size or tier differs from the index: they will be read. */
-  changed: ScannedFile[];
-  /** Files whose mtime, size and tier match the index. */
+  changed: PlannedFile[];
+  /** Files whose mtime, size and tier match the index (and transcripts {@link deferred}). */
   unchanged: number;
+  /** Transcripts that grew, but by less than the sessions delta: kept as indexed for now. */
+  deferred: string[];
   /** Indexed paths whose file is gone. */
   removed: string[];
   /** What the index knew before, by path. */
@@ -32,14 +42,14 @@ export async function planSync(
     redo?: ReadonlySet<string>;
   } = {},
 ): Promise<SyncPlan> {
-  const records = await ctx.store.listFiles({ source: "memory" });
+  const records = await ctx.store.listFiles();
   const known = new Map(records.map((r) => [r.path, r]));
   const { files, warnings } = options.paths
     ? await statPaths(ctx.workspace, options.paths)
     : await scanWorkspace({ workspace: ctx.workspace, extraPaths: ctx.config.extraPaths });
 
   const present = new Set<string>();
-  const changed: ScannedFile[] = [];
+  const changed: PlannedFile[] = [];
   let unchanged = 0;
   for (const file of files) {
     present.add(file.path);
@@ -57,9 +67,43 @@ export async function planSync(
       changed.push(file);
     }
   }
-  const candidates = options.paths ?? [...known.keys()];
+  const candidates =
+    options.paths ?? records.filter((r) => r.source !== SESSIONS_SOURCE).map((r) => r.path);
   const removed = candidates.filter((path) => known.has(path) && !present.has(path));
-  return { changed, unchanged, removed, known, warnings };
+  const plan = { changed, unchanged, deferred: [] as string[], removed, known, warnings };
+  // engram's own writes (`paths`) are memory files: transcripts wait for a full scan.
+  if (!options.paths) await planTranscripts(ctx, records, options, plan);
+  return plan;
+}
+
+/** Add the transcripts to `plan`: new and rewritten at once, grown ones past the delta only. */
+async function planTranscripts(
+  ctx: IndexContext,
+  records: readonly FileRecord[],
+  options: { all?: boolean; redo?: ReadonlySet<string> },
+  plan: SyncPlan,
+): Promise<void> {
+  const { files, warnings } = scanTranscripts(ctx.workspace, ctx.config.sessions);
+  plan.warnings.push(...warnings);
+  const present = new Set<string>();
+  for (const file of files) {
+    present.add(file.path);
+    const known = plan.known.get(file.path);
+    const delta =
+      options.all || options.redo?.has(file.path) || known?.source !== SESSIONS_SOURCE
+        ? "new"
+        : await transcriptDelta(file, known, ctx.config.sessions);
+    if (delta === "unchanged") plan.unchanged++;
+    else if (delta === "waiting") {
+      plan.unchanged++;
+      plan.deferred.push(file.path);
+    } else plan.changed.push({ ...file, source: SESSIONS_SOURCE });
+  }
+  for (const record of records) {
+    if (record.source === SESSIONS_SOURCE && !present.has(record.path)) {
+      plan.removed.push(record.path);
+    }
+  }
 }
 
 /** Stat specific index keys (workspace-relative or absolute); missing or non-regular files are left out. */

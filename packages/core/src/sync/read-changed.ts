@@ -1,15 +1,17 @@
 import { isEngramError } from "../errors.js";
+import { SESSIONS_SOURCE, SESSIONS_TIER } from "../sessions/scan.js";
+import { malformedWarning, renderTranscript } from "../sessions/transcript.js";
 import type { ChunkRecord, FileRecord } from "../store/records.js";
 import { sha256Hex } from "../text/hash.js";
 import { readUtf8 } from "../workspace/read.js";
-import type { ScannedFile } from "../workspace/scan.js";
 import { chunkRecords } from "./chunk-records.js";
 import type { IndexContext } from "./context.js";
+import type { PlannedFile } from "./plan.js";
 import type { SyncReport } from "./report.js";
 
 /** What reading a changed file found. */
 export type ReadOutcome =
-  | { kind: "index"; record: FileRecord; chunks: ChunkRecord[] }
+  | { kind: "index"; record: FileRecord; chunks: ChunkRecord[]; warnings?: string[] }
   | { kind: "touch"; record: FileRecord }
   | { kind: "skipped"; skipped: SyncReport["skipped"][number] }
   | { kind: "gone" };
@@ -17,10 +19,12 @@ export type ReadOutcome =
 /**
  * Read a file the plan marked as changed: `index` (new content, chunked), `touch` (same content as
  * `known`, only its stats moved), `skipped` (unreadable, too large, not UTF-8) or `gone`.
+ * Transcripts (source `sessions`) are rendered one line per message first, so chunk line ranges
+ * are the `.jsonl` file's own lines.
  */
 export async function readChanged(
   ctx: IndexContext,
-  file: ScannedFile,
+  file: PlannedFile,
   known: FileRecord | undefined,
   maxBytes: number,
 ): Promise<ReadOutcome> {
@@ -42,16 +46,27 @@ export async function readChanged(
       skipped: { path: file.path, code, reason: (error as Error).message },
     };
   }
+  const transcript = file.source === SESSIONS_SOURCE;
   const record: FileRecord = {
     path: file.path,
-    source: "memory",
-    tier: ctx.tierOf(file.path),
+    source: transcript ? SESSIONS_SOURCE : "memory",
+    tier: transcript ? SESSIONS_TIER : ctx.tierOf(file.path),
     hash: sha256Hex(bytes),
     mtimeMs: file.mtimeMs,
     size: file.size,
   };
   if (known && known.hash === record.hash && known.tier === record.tier) {
     return { kind: "touch", record };
+  }
+  if (transcript) {
+    const rendered = renderTranscript(text);
+    const warning = malformedWarning(file.path, rendered.malformed);
+    return {
+      kind: "index",
+      record,
+      chunks: chunkRecords(record, rendered.text, ctx.analyzer, ctx.config.chunking),
+      ...(warning ? { warnings: [warning] } : {}),
+    };
   }
   return {
     kind: "index",

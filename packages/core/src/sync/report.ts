@@ -20,6 +20,11 @@ export interface SyncReport {
   touched: number;
   unchanged: number;
   removed: number;
+  /**
+   * Session transcripts that grew since they were indexed, but by less than `sessions.deltaBytes`
+   * and `sessions.deltaMessages`: searchable as indexed until they grow past it (or `force`).
+   */
+  deferred?: number;
   skipped: SkippedFile[];
   /** Chunks written. */
   chunks: number;
