@@ -40,7 +40,8 @@ describe("engram CLI", () => {
     expect(search.code).toBe(0);
     expect(search.stdout).toContain("(keyword search only: no embedding provider is configured)");
     // A chunk that fits in a snippet is shown whole, so the result cites the whole small file.
-    expect(search.stdout).toMatch(/1\. memory\/2026-05-06\.md:1-5 {2}score 1\.000 {2}\[short\]/);
+    // The short tier's default weight (search.tierWeights.short) is 0.94.
+    expect(search.stdout).toMatch(/1\. memory\/2026-05-06\.md:1-5 {2}score 0\.940 {2}\[short\]/);
 
     const json = JSON.parse(
       (await engram(["search", "用户偏好", "--json", "-k", "1", "--workspace", ws])).stdout,

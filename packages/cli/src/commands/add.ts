@@ -16,7 +16,10 @@ export function registerAdd(
       "append a timestamped entry to today's daily log, or to MEMORY.md with --long-term",
     )
     .argument("<text...>", 'what to remember ("-" reads standard input)')
-    .option("-l, --long-term", "append to MEMORY.md under a timestamp heading")
+    .option(
+      "-l, --long-term",
+      "append to the long-term file (MEMORY.md, or the layout's) under a timestamp heading",
+    )
     .option("--date <YYYY-MM-DD>", "the daily log to append to (default: today)")
     .action(async (words: string[], opts: { longTerm?: boolean; date?: string }, cmd: Command) => {
       const text =

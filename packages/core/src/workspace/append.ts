@@ -1,9 +1,10 @@
 import { constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { lstat, mkdir, open } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
 import { type Clock, localDate, localTime, systemClock } from "./clock.js";
+import { assertNoLinks, syncDir } from "./durable.js";
 import { assertWorkspace, dailyLogPath, MEMORY_FILE, toPosix } from "./layout.js";
 import { withWorkspaceLock } from "./lock.js";
 import { indexKey, isInside, isLayoutMemoryPath, resolveAgainstWorkspace } from "./paths.js";
@@ -26,6 +27,8 @@ export interface AppendDailyLogOptions {
   clock?: Clock;
   /** Day of the log, `YYYY-MM-DD`. Default: the clock's local date. */
   date?: string;
+  /** Folder of the daily logs (workspace-relative, under `memory/`). Default `memory`. */
+  dir?: string;
 }
 
 /** Options of {@link appendLongTerm}. */
@@ -56,7 +59,12 @@ export async function appendDailyLog(
   const body = entryBody(text);
   const now = (options.clock ?? systemClock).now();
   const date = options.date ?? localDate(now);
-  const rel = dailyLogPath(date);
+  const rel = dailyLogPath(date, options.dir);
+  if (options.dir !== undefined && !isLayoutMemoryPath(rel)) {
+    throw new EngramError("PATH_NOT_ALLOWED", `${rel} is not a memory file`, {
+      hint: 'daily logs live under memory/ (e.g. dir "memory/logs")',
+    });
+  }
   return appendEntry(workspace, rel, `# ${date}\n\n`, `## ${localTime(now)}\n\n${body}\n\n`);
 }
 
@@ -136,7 +144,7 @@ function appendEntry(
   return withWorkspaceLock(workspace, `append:${rel}`, async () => {
     const ws = await assertWorkspace(workspace);
     const abs = path.join(ws, ...rel.split("/"));
-    await refuseSymlinks(ws, rel);
+    await assertNoLinks(ws, rel);
     await mkdir(path.dirname(abs), { recursive: true });
 
     // New file: title and first entry in one write; `wx` makes creation race-free.
@@ -181,37 +189,6 @@ async function openIfNew(abs: string): Promise<FileHandle | null> {
   }
 }
 
-/** Refuses a target that is, or lies below, a symbolic link or is not a regular file. */
-async function refuseSymlinks(ws: string, rel: string): Promise<void> {
-  let cursor = ws;
-  const parts = rel.split("/");
-  for (const [i, part] of parts.entries()) {
-    cursor = path.join(cursor, part);
-    const st = await lstat(cursor).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return null;
-      throw error;
-    });
-    if (st === null) return; // the rest will be created
-    if (st.isSymbolicLink()) {
-      throw new EngramError(
-        "PATH_OUTSIDE_WORKSPACE",
-        `${rel} is or goes through a symbolic link; engram does not write through links`,
-        { hint: "replace the link with a real folder or file inside the workspace" },
-      );
-    }
-    const last = i === parts.length - 1;
-    if (last ? !st.isFile() : !st.isDirectory()) {
-      throw new EngramError(
-        "PATH_NOT_ALLOWED",
-        `${rel} cannot be appended to: ${cursor} is in the way`,
-        {
-          hint: `move ${cursor} aside`,
-        },
-      );
-    }
-  }
-}
-
 /** Counts `\n` in the file by reading it in chunks (never the whole file at once). */
 async function scanLines(
   handle: FileHandle,
@@ -230,20 +207,6 @@ async function scanLines(
     size += bytesRead;
   }
   return { newlines, size, endsWithNewline: last === 10 };
-}
-
-/** Makes a new directory entry durable; best effort (not every platform can fsync a folder). */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Windows and some file systems refuse; the file itself is already synced.
-  }
 }
 
 async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {

@@ -5,6 +5,7 @@
 export * from "./append.js";
 export * from "./atomic.js";
 export * from "./clock.js";
+export * from "./durable.js";
 export * from "./front-matter.js";
 export * from "./layout.js";
 export * from "./lock.js";

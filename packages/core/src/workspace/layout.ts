@@ -25,11 +25,12 @@ export function isValidDate(date: string): boolean {
 }
 
 /**
- * Workspace-relative POSIX path of the daily log for `date`: `memory/2026-01-02.md`.
+ * Workspace-relative POSIX path of the daily log for `date`: `memory/2026-01-02.md`, or in `dir`
+ * (the layout's daily-log folder, e.g. `memory/logs`).
  *
  * @throws EngramError `INVALID_ARGUMENT` when `date` is not a real `YYYY-MM-DD` day.
  */
-export function dailyLogPath(date: string): string {
+export function dailyLogPath(date: string, dir: string = MEMORY_DIR): string {
   if (typeof date !== "string" || !isValidDate(date)) {
     throw new EngramError(
       "INVALID_ARGUMENT",
@@ -39,7 +40,7 @@ export function dailyLogPath(date: string): string {
       },
     );
   }
-  return `${MEMORY_DIR}/${date}.md`;
+  return `${dir}/${date}.md`;
 }
 
 /**
