@@ -1,0 +1,168 @@
+import { readFile } from "node:fs/promises";
+import { EngramError } from "../errors.js";
+import { sha256Hex } from "../text/hash.js";
+import { workspacePath } from "./files.js";
+import { hostNow, type LifecycleHost, type LifecyclePlanOptions } from "./host.js";
+import {
+  type Journal,
+  type JournalOutcome,
+  newApplyId,
+  recoverJournal,
+  runJournal,
+  undoRecords,
+  withLifecycleLock,
+} from "./journal.js";
+import { computePlan, type LifecyclePlan, type PlanItem } from "./plan.js";
+import { blobs } from "./state.js";
+import type { StepHook } from "./steps.js";
+
+/** Options of {@link applyPlan}. */
+export interface ApplyOptions extends LifecyclePlanOptions {
+  /** Called as steps progress; throwing from it stops the apply as a crash would (tests). */
+  hook?: StepHook;
+}
+
+/** What an apply (or undo) did. */
+export interface ApplyResult extends JournalOutcome {
+  items: PlanItem[];
+  /** Set when an interrupted apply was finished or rolled back first. */
+  recovered?: JournalOutcome;
+}
+
+/**
+ * Finish (or roll back) an apply or undo that was interrupted (a crash, a killed process). Runs at
+ * the start of {@link planLifecycle}, {@link applyPlan} and {@link undoLastApply}, too. Returns null
+ * when nothing was interrupted.
+ */
+export function recoverLifecycle(host: LifecycleHost): Promise<JournalOutcome | null> {
+  return withLifecycleLock(host, () => recoverJournal(host));
+}
+
+/**
+ * The dry run: every move the rules would make now, each with its rule and reason. Nothing is
+ * changed (except finishing an interrupted apply first).
+ */
+export async function planLifecycle(
+  host: LifecycleHost,
+  options: LifecyclePlanOptions = {},
+): Promise<LifecyclePlan> {
+  await recoverLifecycle(host);
+  return computePlan(host, options);
+}
+
+/**
+ * Carry out `plan` (default: a fresh plan) atomically: a journal in `.engram/lifecycle/` is written
+ * before any file is touched, every move copies, fsyncs and verifies before removing its source,
+ * and an interrupted apply is finished or rolled back by the next run. Every change goes to
+ * `.engram/lifecycle/audit.jsonl`; {@link undoLastApply} reverses it. Holds the workspace's
+ * lifecycle lock throughout; the index follows with a targeted sync of the moved paths.
+ *
+ * @throws EngramError `INVALID_ARGUMENT` when the workspace changed since `plan` was made.
+ */
+export async function applyPlan(
+  host: LifecycleHost,
+  plan?: LifecyclePlan,
+  options: ApplyOptions = {},
+): Promise<ApplyResult> {
+  return withLifecycleLock(host, async () => {
+    const recovered = (await recoverJournal(host)) ?? undefined;
+    const p = plan ?? (await computePlan(host, options));
+    const result = await runPlan(host, p, "apply", options);
+    return recovered ? { ...result, recovered } : result;
+  });
+}
+
+/**
+ * Reverse the last committed apply, restoring the exact previous files (each checked by hash). Run
+ * again to undo the apply before it.
+ *
+ * @throws EngramError `INVALID_ARGUMENT` when there is nothing to undo or the files were changed
+ * since (nothing is touched then).
+ */
+export async function undoLastApply(
+  host: LifecycleHost,
+  options: ApplyOptions = {},
+): Promise<ApplyResult> {
+  return withLifecycleLock(host, async () => {
+    const recovered = (await recoverJournal(host)) ?? undefined;
+    const [last] = await undoRecords(host.workspace);
+    if (!last) {
+      throw new EngramError("INVALID_ARGUMENT", "there is no lifecycle apply to undo", {
+        hint: "`engram lifecycle apply` records what it does; undo reverses the most recent one",
+      });
+    }
+    const journal: Journal = {
+      version: 1,
+      applyId: newApplyId(hostNow(host, options)),
+      kind: "undo",
+      undoOf: last.applyId,
+      startedAt: hostNow(host, options).toISOString(),
+      items: last.items,
+      steps: last.steps,
+    };
+    const outcome = await runJournal(host, journal, options.hook);
+    const items = last.items.map((i) => ({ ...i, to: i.to ?? "" })) as PlanItem[];
+    return { ...outcome, items, ...(recovered ? { recovered } : {}) };
+  });
+}
+
+/** Journal and run a plan's steps (the lifecycle lock must be held). */
+export async function runPlan(
+  host: LifecycleHost,
+  plan: LifecyclePlan,
+  kind: "apply",
+  options: ApplyOptions,
+): Promise<ApplyResult> {
+  const ws = host.workspace;
+  const now = hostNow(host, options);
+  const applyId = newApplyId(now);
+  if (plan.steps.length === 0) {
+    return { applyId, kind, outcome: "committed", steps: 0, paths: [], items: [] };
+  }
+  // Everything the steps write, and everything a put replaces (for rollback and undo), is stored
+  // before the journal exists.
+  for (const [hash, text] of Object.entries(plan.contents)) {
+    if ((await blobs.put(ws, text)) !== hash) {
+      throw new EngramError("LIFECYCLE_CONFLICT", "the plan's contents do not match their hashes", {
+        hint: "plans are made by planLifecycle; do not edit them",
+      });
+    }
+  }
+  const moved = new Map(plan.steps.flatMap((s) => (s.kind === "move" ? [[s.hash, s.from]] : [])));
+  for (const step of plan.steps) {
+    if (step.kind !== "put" || step.before === null) continue;
+    // The replaced content is on disk now: at the path, or (when an earlier step moves it there)
+    // at that move's source.
+    let kept = false;
+    for (const where of [step.path, moved.get(step.before)]) {
+      const current = where ? await readFile(workspacePath(ws, where)).catch(() => null) : null;
+      if (current && sha256Hex(current) === step.before) {
+        await blobs.put(ws, current);
+        kept = true;
+        break;
+      }
+    }
+    if (!kept) {
+      throw new EngramError("LIFECYCLE_CONFLICT", `${step.path} changed since the plan was made`, {
+        hint: "run `engram lifecycle plan` again and apply the new plan",
+      });
+    }
+  }
+  const journal: Journal = {
+    version: 1,
+    applyId,
+    kind,
+    startedAt: now.toISOString(),
+    items: plan.items.map(({ rule, action, reason, from, to, collected }) => ({
+      rule,
+      action,
+      reason,
+      from,
+      to,
+      ...(collected?.length ? { collected } : {}),
+    })),
+    steps: plan.steps,
+  };
+  const outcome = await runJournal(host, journal, options.hook);
+  return { ...outcome, items: plan.items };
+}

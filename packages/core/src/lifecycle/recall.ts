@@ -1,0 +1,141 @@
+import { sha256Hex } from "../text/hash.js";
+import type { Tier } from "../tier.js";
+import { withWorkspaceLock } from "../workspace/lock.js";
+import { readStateJson, STATE_FILES, statePath, writeStateJson } from "./state.js";
+
+/** How often one stretch of a file was recalled. */
+export interface RecallEntry {
+  path: string;
+  startLine: number;
+  endLine: number;
+  /** Hashes (12 hex digits) of the distinct queries that returned it, at most {@link MAX_QUERIES}. */
+  queries: string[];
+  /** Search results it appeared in (repeats of a query included). */
+  hits: number;
+  /** `memory_get` reads that covered it. */
+  gets: number;
+  firstAt: string;
+  lastAt: string;
+}
+
+/** `.engram/lifecycle/recall.json`. */
+export interface RecallFile {
+  version: 1;
+  entries: Record<string, RecallEntry>;
+}
+
+/** Distinct queries kept per entry (enough for any sensible `minRecalls`). */
+const MAX_QUERIES = 50;
+/** Entries kept (the least recently recalled are dropped beyond this). */
+const MAX_ENTRIES = 5_000;
+/** Pending events that trigger a write. */
+const FLUSH_EVERY = 25;
+
+/**
+ * Counts search hits and reads per stretch of a short-term file, for promotion candidates. Events
+ * are batched in memory and written on {@link flush} (after every 25 events, and on close), merged
+ * under a lock with what other processes wrote. Queries are stored as hashes, never as text.
+ */
+export class RecallLog {
+  readonly #ws: string;
+  readonly #now: () => Date;
+  #pending: Array<{
+    kind: "hit" | "get";
+    path: string;
+    startLine: number;
+    endLine: number;
+    query?: string;
+    at: string;
+  }> = [];
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(workspace: string, now: () => Date = () => new Date()) {
+    this.#ws = workspace;
+    this.#now = now;
+  }
+
+  /** Record the short-term results a query returned. */
+  noteSearch(
+    query: string,
+    results: ReadonlyArray<{ path: string; startLine: number; endLine: number; tier: Tier }>,
+  ): void {
+    const q = sha256Hex(query.normalize("NFKC").trim().toLowerCase()).slice(0, 12);
+    const at = this.#now().toISOString();
+    for (const r of results) {
+      if (r.tier !== "short") continue;
+      this.#pending.push({
+        kind: "hit",
+        path: r.path,
+        startLine: r.startLine,
+        endLine: r.endLine,
+        query: q,
+        at,
+      });
+    }
+    this.#maybeFlush();
+  }
+
+  /** Record a read of `path` lines `startLine..endLine` (short-term files only). */
+  noteGet(path: string, startLine: number, endLine: number, tier: Tier): void {
+    if (tier !== "short") return;
+    this.#pending.push({ kind: "get", path, startLine, endLine, at: this.#now().toISOString() });
+    this.#maybeFlush();
+  }
+
+  /** Write pending events now. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing
+      .then(() => this.#write())
+      .catch(() => {
+        // counts are a hint: a failed write must never fail a search or a read
+      });
+    return this.#flushing;
+  }
+
+  #maybeFlush(): void {
+    if (this.#pending.length >= FLUSH_EVERY) void this.flush();
+  }
+
+  async #write(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const events = this.#pending;
+    this.#pending = [];
+    await withWorkspaceLock(this.#ws, "lifecycle-recall", async () => {
+      const file = (await readRecall(this.#ws)) ?? { version: 1, entries: {} };
+      for (const e of events) {
+        const key = `${e.path}#${e.startLine}-${e.endLine}`;
+        const entry = file.entries[key] ?? {
+          path: e.path,
+          startLine: e.startLine,
+          endLine: e.endLine,
+          queries: [],
+          hits: 0,
+          gets: 0,
+          firstAt: e.at,
+          lastAt: e.at,
+        };
+        file.entries[key] = entry;
+        if (e.kind === "get") entry.gets++;
+        else {
+          entry.hits++;
+          if (e.query && !entry.queries.includes(e.query) && entry.queries.length < MAX_QUERIES)
+            entry.queries.push(e.query);
+        }
+        if (e.at > entry.lastAt) entry.lastAt = e.at;
+      }
+      const keys = Object.keys(file.entries);
+      if (keys.length > MAX_ENTRIES) {
+        keys.sort((a, b) =>
+          (file.entries[a]?.lastAt ?? "") < (file.entries[b]?.lastAt ?? "") ? -1 : 1,
+        );
+        for (const k of keys.slice(0, keys.length - MAX_ENTRIES)) delete file.entries[k];
+      }
+      await writeStateJson(statePath(this.#ws, STATE_FILES.recall), file);
+    });
+  }
+}
+
+/** The recall counts written so far (null before the first). */
+export function readRecall(ws: string): Promise<RecallFile | null> {
+  return readStateJson<RecallFile>(statePath(ws, STATE_FILES.recall));
+}
