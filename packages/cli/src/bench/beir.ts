@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { CONFIG_FILE, type EngramConfigInput, type Memory } from "@engram/core";
 import { openMemory } from "../workspace.js";
 import { readBeir } from "./beir-data.js";
+import { benchModes } from "./modes.js";
 import { mrrAt, ndcgAt, recallAt } from "./retrieval-metrics.js";
 import { median, percentile, timed } from "./stats.js";
 
@@ -32,6 +33,11 @@ export interface BeirBenchResult {
   queries: number;
   mode: "keyword";
   quality: { ndcg10: number; recall100: number; mrr10: number };
+  /**
+   * Quality per mode (keyword, vector, hybrid weighted, hybrid rrf) when an embedding provider is
+   * configured; `quality` is the keyword row.
+   */
+  modes?: Array<{ label: string; quality: { ndcg10: number; recall100: number; mrr10: number } }>;
   coldSync: { medianMs: number; runsMs: number[]; chunksPerSecond: number };
   /** Reading and hashing every file once: the floor any sync pays. */
   readHashFloor: { medianMs: number };
@@ -97,17 +103,33 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       });
     }
 
-    const quality = { ndcg10: 0, recall100: 0, mrr10: 0 };
     const latencies: number[] = [];
     const storeLatencies: number[] = [];
+    const n = Math.max(1, data.queries.length);
+    const modes: NonNullable<BeirBenchResult["modes"]> = [];
     await withMemory(ws, async (memory) => {
-      for (const query of data.queries) {
-        const judged = data.qrels.get(query.id) ?? new Map<string, number>();
-        const { results } = await memory.search(query.text, { mode: "keyword", maxResults: 200 });
-        const ranked = [...new Set(results.map((r) => docOfPath.get(r.path) ?? r.path))];
-        quality.ndcg10 += ndcgAt(ranked, judged, 10);
-        quality.recall100 += recallAt(ranked, judged, 100);
-        quality.mrr10 += mrrAt(ranked, judged, 10);
+      for (const mode of benchModes(memory)) {
+        const sums = { ndcg10: 0, recall100: 0, mrr10: 0 };
+        for (const query of data.queries) {
+          const judged = data.qrels.get(query.id) ?? new Map<string, number>();
+          const { results } = await memory.search(query.text, {
+            mode: mode.mode,
+            maxResults: 200,
+            ...(mode.fusion ? { fusion: mode.fusion } : {}),
+          });
+          const ranked = [...new Set(results.map((r) => docOfPath.get(r.path) ?? r.path))];
+          sums.ndcg10 += ndcgAt(ranked, judged, 10);
+          sums.recall100 += recallAt(ranked, judged, 100);
+          sums.mrr10 += mrrAt(ranked, judged, 10);
+        }
+        modes.push({
+          label: mode.label,
+          quality: {
+            ndcg10: sums.ndcg10 / n,
+            recall100: sums.recall100 / n,
+            mrr10: sums.mrr10 / n,
+          },
+        });
       }
       const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
       for (const query of data.queries) {
@@ -116,7 +138,6 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
         storeLatencies.push(await timed(() => memory.store.searchText(terms, pool)));
       }
     });
-    const n = Math.max(1, data.queries.length);
     const cold = median(coldRuns);
     const resync = median(resyncRuns);
     return {
@@ -126,11 +147,8 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       chunks,
       queries: data.queries.length,
       mode: "keyword",
-      quality: {
-        ndcg10: quality.ndcg10 / n,
-        recall100: quality.recall100 / n,
-        mrr10: quality.mrr10 / n,
-      },
+      quality: modes[0]?.quality ?? { ndcg10: 0, recall100: 0, mrr10: 0 },
+      ...(modes.length > 1 ? { modes } : {}),
       coldSync: { medianMs: cold, runsMs: coldRuns, chunksPerSecond: chunks / (cold / 1000) },
       readHashFloor: { medianMs: median(floorRuns) },
       resync: {

@@ -1,6 +1,8 @@
 import { type EngramConfigInput, EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { type BeirBenchResult, benchBeir } from "../bench/beir.js";
+import { registerLocomoBench } from "../bench/locomo-command.js";
+import { registerBenchPerf } from "../bench/perf-command.js";
 import { globals, positiveInt } from "../context.js";
 import { type Io, json, line } from "../output.js";
 
@@ -39,6 +41,8 @@ export function registerBench(program: Command, io: Io): void {
         printBeir(io, result);
       },
     );
+  registerLocomoBench(bench, io, parseConfigFlag);
+  registerBenchPerf(bench, io);
 }
 
 function printBeir(io: Io, r: BeirBenchResult): void {
@@ -67,6 +71,12 @@ function printBeir(io: Io, r: BeirBenchResult): void {
     `| search p50 / p95 | ${ms(r.search.p50Ms)} / ${ms(r.search.p95Ms)} | ×${f(r.search.p50Ms / r.search.storeP50Ms, 2)} of the store's own BM25 query (${ms(r.search.storeP50Ms)}) |`,
   );
   line(io, `| peak RSS | ${Math.round(r.peakRssMb)} MB | |`);
+  for (const m of r.modes ?? []) {
+    line(
+      io,
+      `| ${m.label}: nDCG@10 / Recall@100 / MRR@10 | ${f(m.quality.ndcg10)} / ${f(m.quality.recall100)} / ${f(m.quality.mrr10)} | |`,
+    );
+  }
 }
 
 function parseConfigFlag(text: string | undefined): EngramConfigInput | undefined {

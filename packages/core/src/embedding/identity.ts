@@ -10,9 +10,16 @@ export interface IndexIdentity {
   format: number;
   /** Analyzer id and version (see `text/analyzer`). */
   analyzer: string;
-  chunking: { tokens: number; overlap: number };
+  chunking: IdentityChunking;
   /** null: a keyword-only index. */
   embedding: EmbeddingIdentity | null;
+}
+
+/** Chunk sizes, and the smaller ones of log files (absent in indexes built before they existed). */
+export interface IdentityChunking {
+  tokens: number;
+  overlap: number;
+  logs?: { tokens: number; overlap: number };
 }
 
 /** Which vectors an embedder makes: vectors are only ever compared with the same identity. */
@@ -47,13 +54,13 @@ export const IDENTITY_META_KEY = "engram.identity";
 /** The identity of an index built with these parts. */
 export function indexIdentity(parts: {
   analyzer: string;
-  chunking: { tokens: number; overlap: number };
+  chunking: IdentityChunking;
   embedder: Embedder | null;
 }): IndexIdentity {
   return {
     format: INDEX_FORMAT,
     analyzer: parts.analyzer,
-    chunking: { tokens: parts.chunking.tokens, overlap: parts.chunking.overlap },
+    chunking: canonicalChunking(parts.chunking),
     embedding: parts.embedder ? embeddingIdentity(parts.embedder) : null,
   };
 }
@@ -64,7 +71,7 @@ export function serializeIdentity(identity: IndexIdentity): string {
   return JSON.stringify({
     format: identity.format,
     analyzer: identity.analyzer,
-    chunking: { tokens: identity.chunking.tokens, overlap: identity.chunking.overlap },
+    chunking: canonicalChunking(identity.chunking),
     embedding: e
       ? { provider: e.provider, model: e.model, dims: e.dims, endpoint: e.endpoint }
       : null,
@@ -82,18 +89,27 @@ export function identityChanges(
     reasons.push(`index format ${stored.format} → ${wanted.format}`);
   if (stored.analyzer !== wanted.analyzer)
     reasons.push(`analyzer ${stored.analyzer} → ${wanted.analyzer}`);
-  if (
-    stored.chunking?.tokens !== wanted.chunking.tokens ||
-    stored.chunking?.overlap !== wanted.chunking.overlap
-  ) {
-    reasons.push(
-      `chunking ${stored.chunking?.tokens}/${stored.chunking?.overlap} → ${wanted.chunking.tokens}/${wanted.chunking.overlap}`,
-    );
-  }
-  const before = describeEmbedding(stored.embedding);
-  const after = describeEmbedding(wanted.embedding);
-  if (before !== after) reasons.push(`embedding ${before} → ${after}`);
+  const before = describeChunking(stored.chunking);
+  const after = describeChunking(wanted.chunking);
+  if (before !== after) reasons.push(`chunking ${before} → ${after}`);
+  const was = describeEmbedding(stored.embedding);
+  const now = describeEmbedding(wanted.embedding);
+  if (was !== now) reasons.push(`embedding ${was} → ${now}`);
   return reasons;
+}
+
+function canonicalChunking(c: IdentityChunking): IdentityChunking {
+  return {
+    tokens: c.tokens,
+    overlap: c.overlap,
+    ...(c.logs ? { logs: { tokens: c.logs.tokens, overlap: c.logs.overlap } } : {}),
+  };
+}
+
+/** `400/80`, or `400/80, logs 175/35`. */
+function describeChunking(c: Partial<IdentityChunking> | undefined): string {
+  const logs = c?.logs ? `, logs ${c.logs.tokens}/${c.logs.overlap}` : "";
+  return `${c?.tokens}/${c?.overlap}${logs}`;
 }
 
 /** Parse a stored identity; undefined when absent or unreadable (treated as "rebuild"). */

@@ -13,12 +13,15 @@ export interface Snippet {
  * The reported line range is exactly the lines shown, so a caller can cite or `get` them.
  *
  * `termsOf` must be the analyzer used for the query, so "matches" mean the same thing as in BM25.
+ * `termWeights` (e.g. from `lineTermWeights`) makes a rare term count for more than a common one;
+ * without it every distinct query term on a line counts 1.
  */
 export function cutSnippet(
   chunk: Pick<StoredChunk, "text" | "startLine" | "endLine">,
   queryTerms: ReadonlySet<string>,
   termsOf: (text: string) => string[],
   maxChars: number,
+  termWeights?: ReadonlyMap<string, number>,
 ): Snippet {
   const lines = chunk.text.split("\n");
   if (chunk.text.length <= maxChars) return trimBlankEdges(lines, chunk.startLine);
@@ -26,7 +29,9 @@ export function cutSnippet(
   const weights = lines.map((line) => {
     if (queryTerms.size === 0 || line.trim() === "") return 0;
     let hits = 0;
-    for (const term of new Set(termsOf(line))) if (queryTerms.has(term)) hits++;
+    for (const term of new Set(termsOf(line))) {
+      if (queryTerms.has(term)) hits += termWeights?.get(term) ?? 1;
+    }
     return hits;
   });
 

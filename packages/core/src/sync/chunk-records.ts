@@ -4,14 +4,28 @@ import type { Analyzer } from "../text/analyzer.js";
 import { sha256Hex } from "../text/hash.js";
 import type { Tier } from "../tier.js";
 
+/** Chunk sizes: the default, and optionally a smaller one for log files (see {@link isLogFile}). */
+export type ChunkingConfig = ChunkingOptions & { logs?: ChunkingOptions };
+
+const DAILY_LOG_NAME = /(?:^|\/)\d{4}-\d{2}-\d{2}\.md$/;
+
+/**
+ * True for files made of short entries: session transcripts and daily logs (`YYYY-MM-DD.md` in
+ * any folder, so a log keeps its chunks, and its cached vectors, when it is archived).
+ */
+export function isLogFile(file: { path: string; source: Source }): boolean {
+  return file.source === "sessions" || DAILY_LOG_NAME.test(file.path);
+}
+
 /** Chunk a file's text and analyse each chunk: the records a store indexes (embeddings unset). */
 export function chunkRecords(
   file: { path: string; source: Source; tier: Tier },
   text: string,
   analyzer: Analyzer,
-  chunking: ChunkingOptions,
+  chunking: ChunkingConfig,
 ): ChunkRecord[] {
-  const chunks = chunkMarkdown(text, chunking);
+  const size = chunking.logs && isLogFile(file) ? chunking.logs : chunking;
+  const chunks = chunkMarkdown(text, { tokens: size.tokens, overlap: size.overlap });
   const ids = chunkIds(file.path, chunks);
   return chunks.map((chunk, i) => ({
     id: ids[i] as string,

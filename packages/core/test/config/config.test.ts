@@ -14,7 +14,7 @@ describe("config", () => {
 
   it("fills the seeds' defaults", () => {
     const c = resolveConfig({});
-    expect(c.chunking).toEqual({ tokens: 400, overlap: 80 });
+    expect(c.chunking).toEqual({ tokens: 400, overlap: 80, logs: { tokens: 175, overlap: 35 } });
     expect(c.search).toMatchObject({
       maxResults: 6,
       candidateMultiplier: 4,

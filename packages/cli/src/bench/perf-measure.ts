@@ -1,0 +1,320 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  createMemory,
+  type Embedder,
+  type FusionMethod,
+  INDEX_DIR,
+  loadConfig,
+  type Memory,
+  type SearchMode,
+  scanWorkspace,
+} from "@engram/core";
+import { createHashingEmbedder } from "@engram/core/testing";
+import { storeFromConfig } from "../drivers.js";
+import { type MeteredEmbedder, meteredEmbedder } from "./perf-embedder.js";
+import { median, percentile, timed } from "./stats.js";
+
+/** One measurement job, run in a child process of its own (see `perf-worker.ts`). */
+export interface PerfJob {
+  workspace: string;
+  store: string;
+  /** `keyword`: no embedder; `vector`: the fixed-cost embedder, vector and hybrid search. */
+  phase: "keyword" | "vector";
+  runs: number;
+  /** Dimensions of the fixed-cost (hashing) embedder. */
+  dims: number;
+  queries: readonly string[];
+}
+
+/**
+ * p50 and p95 of one kind of query, in ms (each the median over runs): wall-clock time, and the
+ * CPU time this process used (all its threads), which other load on the machine does not inflate.
+ */
+export interface Latency {
+  p50Ms: number;
+  p95Ms: number;
+  cpuP50Ms: number;
+  cpuP95Ms: number;
+}
+
+/** A cold sync, timed to the point its data is on disk (`sync` then `close`). */
+export interface ColdSync {
+  /** Median of `sync + close` over runs. */
+  medianMs: number;
+  runsMs: number[];
+  /** Median time of `close` alone (stores that persist on close pay here). */
+  closeMs: number;
+  /** Median CPU time of `sync + close` (all threads of the process). */
+  cpuMs: number;
+  chunksPerSecond: number;
+  /** Chunks per second of CPU time: throughput on an otherwise idle core. */
+  chunksPerCpuSecond: number;
+}
+
+/** What the keyword phase measured: no embedding provider, BM25 only. */
+export interface KeywordPhase {
+  files: number;
+  chunks: number;
+  /** Reading and hashing every file once: the floor any sync pays. */
+  readHashFloorMs: number;
+  coldSync: ColdSync;
+  resync: {
+    medianMs: number;
+    runsMs: number[];
+    cpuMs: number;
+    filesPerSecond: number;
+    filesPerCpuSecond: number;
+  };
+  search: { keyword: Latency; storeText: Latency };
+  diskBytes: number;
+  peakRssMb: number;
+}
+
+/** What the vector phase measured: the fixed-cost embedder, vector and hybrid search. */
+export interface VectorPhase {
+  chunks: number;
+  dims: number;
+  coldSync: ColdSync & {
+    /** Median time spent inside the embedder during a cold sync. */
+    embedMs: number;
+    /** Chunks per second of the sync time not spent embedding: engram's and the store's share. */
+    chunksPerSecondExEmbed: number;
+  };
+  search: {
+    vector: Latency;
+    hybridWeighted: Latency;
+    hybridRrf: Latency;
+    storeVector: Latency;
+  };
+  diskBytes: number;
+  peakRssMb: number;
+}
+
+/** Run `job` in this process and return what it measured. */
+export async function runPerfJob(job: PerfJob): Promise<KeywordPhase | VectorPhase> {
+  return job.phase === "keyword" ? measureKeyword(job) : measureVector(job);
+}
+
+async function measureKeyword(job: PerfJob): Promise<KeywordPhase> {
+  const runs = Math.max(1, job.runs);
+  const scanned = await scanWorkspace({ workspace: job.workspace });
+  const floorRuns: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    floorRuns.push(
+      await timed(async () => {
+        for (const file of scanned.files) {
+          createHash("sha256").update(readFileSync(file.absPath)).digest("hex");
+        }
+      }),
+    );
+  }
+  const { cold, chunks } = await coldSyncs(job, runs, () => null);
+  const resyncRuns: number[] = [];
+  const resyncCpu: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const memory = await open(job, null);
+    try {
+      const t = await measured(() => memory.sync());
+      resyncRuns.push(t.wallMs);
+      resyncCpu.push(t.cpuMs);
+    } finally {
+      await memory.close();
+    }
+  }
+  const memory = await open(job, null);
+  let search: KeywordPhase["search"];
+  try {
+    const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
+    const terms = job.queries.map((q) => [...new Set(memory.analyzer.terms(q))]);
+    search = {
+      keyword: await latency(runs, job.queries, (q) => memory.search(q, { mode: "keyword" })),
+      storeText: await latency(runs, terms, (t) => memory.store.searchText(t, pool)),
+    };
+  } finally {
+    await memory.close();
+  }
+  const resync = median(resyncRuns);
+  const resyncCpuMs = median(resyncCpu);
+  return {
+    files: scanned.files.length,
+    chunks,
+    readHashFloorMs: median(floorRuns),
+    coldSync: cold,
+    resync: {
+      medianMs: resync,
+      runsMs: resyncRuns,
+      cpuMs: resyncCpuMs,
+      filesPerSecond: scanned.files.length / (resync / 1000),
+      filesPerCpuSecond: scanned.files.length / (resyncCpuMs / 1000),
+    },
+    search,
+    diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
+    peakRssMb: peakRssMb(),
+  };
+}
+
+async function measureVector(job: PerfJob): Promise<VectorPhase> {
+  const runs = Math.max(1, job.runs);
+  const hashing = createHashingEmbedder({ dims: job.dims });
+  const embedRuns: number[] = [];
+  let current: MeteredEmbedder | undefined;
+  const { cold, chunks } = await coldSyncs(
+    job,
+    runs,
+    () => {
+      current = meteredEmbedder(hashing);
+      return current;
+    },
+    () => embedRuns.push(current?.embedMs ?? 0),
+  );
+  const embedder = meteredEmbedder(hashing);
+  await embedder.preEmbed(job.queries);
+  const vectors = await Promise.all(job.queries.map((q) => hashing.embedQuery(q)));
+  const memory = await open(job, embedder);
+  let search: VectorPhase["search"];
+  try {
+    const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
+    const run = (mode: SearchMode, fusion?: FusionMethod) => (q: string) =>
+      memory.search(q, { mode, ...(fusion ? { fusion } : {}) });
+    search = {
+      vector: await latency(runs, job.queries, run("vector")),
+      hybridWeighted: await latency(runs, job.queries, run("hybrid", "weighted")),
+      hybridRrf: await latency(runs, job.queries, run("hybrid", "rrf")),
+      storeVector: await latency(runs, vectors, (v) => memory.store.searchVector(v, pool)),
+    };
+  } finally {
+    await memory.close();
+  }
+  const embedMs = median(embedRuns);
+  return {
+    chunks,
+    dims: job.dims,
+    coldSync: {
+      ...cold,
+      embedMs,
+      chunksPerSecondExEmbed: chunks / (Math.max(1, cold.medianMs - embedMs) / 1000),
+    },
+    search,
+    diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
+    peakRssMb: peakRssMb(),
+  };
+}
+
+/** `runs` cold syncs from an empty index, each timed through `close`. */
+async function coldSyncs(
+  job: PerfJob,
+  runs: number,
+  embedder: () => Embedder | null,
+  afterRun: () => void = () => {},
+): Promise<{ cold: ColdSync; chunks: number }> {
+  const totals: number[] = [];
+  const cpu: number[] = [];
+  const closes: number[] = [];
+  let chunks = 0;
+  for (let r = 0; r < runs; r++) {
+    await rm(join(job.workspace, INDEX_DIR), { recursive: true, force: true });
+    const memory = await open(job, embedder());
+    let sync = { wallMs: 0, cpuMs: 0 };
+    let close = { wallMs: 0, cpuMs: 0 };
+    try {
+      sync = await measured(async () => {
+        chunks = (await memory.sync())?.chunks ?? 0;
+      });
+    } finally {
+      close = await measured(() => memory.close());
+    }
+    closes.push(close.wallMs);
+    totals.push(sync.wallMs + close.wallMs);
+    cpu.push(sync.cpuMs + close.cpuMs);
+    afterRun();
+  }
+  const medianMs = median(totals);
+  const cpuMs = median(cpu);
+  return {
+    cold: {
+      medianMs,
+      runsMs: totals,
+      closeMs: median(closes),
+      cpuMs,
+      chunksPerSecond: chunks / (medianMs / 1000),
+      chunksPerCpuSecond: chunks / (cpuMs / 1000),
+    },
+    chunks,
+  };
+}
+
+/** Open the workspace with `job.store` and `embedder` (null: keyword only), as the CLI would. */
+async function open(job: PerfJob, embedder: Embedder | null): Promise<Memory> {
+  const config = await loadConfig(job.workspace);
+  return createMemory({
+    workspace: job.workspace,
+    config,
+    readConfigFile: false,
+    store: await storeFromConfig(config, job.store),
+    embedder,
+  });
+}
+
+/** One untimed pass to warm caches, then `runs` timed passes; p50/p95 are medians over runs. */
+async function latency<T>(
+  runs: number,
+  inputs: readonly T[],
+  fn: (input: T) => Promise<unknown>,
+): Promise<Latency> {
+  for (const input of inputs) await fn(input);
+  const stats = {
+    p50: [] as number[],
+    p95: [] as number[],
+    cpu50: [] as number[],
+    cpu95: [] as number[],
+  };
+  for (let r = 0; r < runs; r++) {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    for (const input of inputs) {
+      const t = await measured(() => fn(input));
+      wall.push(t.wallMs);
+      cpu.push(t.cpuMs);
+    }
+    stats.p50.push(median(wall));
+    stats.p95.push(percentile(wall, 95));
+    stats.cpu50.push(median(cpu));
+    stats.cpu95.push(percentile(cpu, 95));
+  }
+  return {
+    p50Ms: median(stats.p50),
+    p95Ms: median(stats.p95),
+    cpuP50Ms: median(stats.cpu50),
+    cpuP95Ms: median(stats.cpu95),
+  };
+}
+
+/** Wall-clock and CPU time (user + system, all threads of this process) taken by `fn`, in ms. */
+async function measured(fn: () => Promise<unknown>): Promise<{ wallMs: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await fn();
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** Bytes of every file under `dir` (0 when it does not exist). */
+export async function dirBytes(dir: string): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  let total = 0;
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await dirBytes(path);
+    else if (entry.isFile()) total += (await stat(path)).size;
+  }
+  return total;
+}
+
+/** This process's peak resident set size so far, in MB. */
+function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
