@@ -2,9 +2,13 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
 import { registerBench } from "./commands/bench.js";
+import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
 import { registerInit } from "./commands/init.js";
+import { registerLifecycle } from "./commands/lifecycle.js";
+import { registerMcp } from "./commands/mcp.js";
+import { registerPromote } from "./commands/promote.js";
 import { registerReindex } from "./commands/reindex.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
@@ -30,7 +34,7 @@ export function createProgram(io: Io = processIo): Command {
     .option("--json", "print stable JSON instead of text")
     .option(
       "--store <driver>",
-      "index store: sqlite | memory | lancedb (default: store.driver in the config, $ENGRAM_STORE, else sqlite)",
+      "index store: sqlite | memory | lancedb | qdrant (default: store.driver in the config, $ENGRAM_STORE, else sqlite)",
     )
     .showHelpAfterError("(run engram --help for usage)")
     .configureOutput({
@@ -43,8 +47,12 @@ export function createProgram(io: Io = processIo): Command {
     registerAdd,
     registerSearch,
     registerGet,
+    registerContext,
+    registerPromote,
+    registerLifecycle,
     registerSync,
     registerWatch,
+    registerMcp,
     registerStatus,
     registerReindex,
     registerDemo,

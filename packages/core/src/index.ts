@@ -4,10 +4,12 @@
  *
  * @packageDocumentation
  */
+export * from "./agent/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
+export * from "./lifecycle/index.js";
 export {
   createMemory,
   Memory,
@@ -16,9 +18,19 @@ export {
   type MemorySyncOptions,
   type ProviderStatus,
 } from "./memory.js";
+export {
+  type GroupScopeParts,
+  keepForGroup,
+  type MemoryScope,
+  searchGroupScope,
+} from "./search/group-scope.js";
 export * from "./search/index.js";
+export { applyTierWeights, DEFAULT_TIER_WEIGHTS, type TierWeights } from "./search/tier-weight.js";
+export * from "./sessions/index.js";
 export * from "./store/index.js";
 export * from "./sync/index.js";
 export * from "./text/index.js";
 export { DEFAULT_SEARCH_TIERS, isTier, TIERS, type Tier } from "./tier.js";
+export * from "./tiers/index.js";
 export * from "./workspace/index.js";
+export * from "./workspace/presets.js";

@@ -17,6 +17,8 @@ import {
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
+import { RecallLog } from "./lifecycle/recall.js";
+import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
@@ -24,6 +26,7 @@ import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
 import { DirtyPaths } from "./sync/dirty-paths.js";
 import { estimateSync, type SyncEstimate } from "./sync/estimate.js";
+import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
 import { EmbeddingAborted, runSync, type SyncOptions } from "./sync/indexer.js";
 import { planSync } from "./sync/plan.js";
 import {
@@ -34,14 +37,16 @@ import {
   parsePendingPaths,
   type SyncReport,
 } from "./sync/report.js";
-import { type Watcher, watchWorkspace } from "./sync/watcher.js";
+import { type MemoryWatchOptions, startWatch } from "./sync/watch-session.js";
+import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
 import { type Clock, systemClock } from "./workspace/clock.js";
 import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
 import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
+import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
-import { createTierResolver, DEFAULT_TIER_MAP } from "./workspace/tiers.js";
+import { createTierResolver } from "./workspace/tiers.js";
 
 /** How to open a workspace's memory. */
 export interface MemoryOptions {
@@ -107,9 +112,18 @@ export interface MemoryStatus {
   vectorsPending: number;
   /** The identity the index was built with, and whether it differs from the wanted one. */
   index: { embedding: EmbeddingIdentity | null; analyzer: string | null; rebuildNeeded: string[] };
-  /** Files added or modified (by mtime/size) and removed since the last sync. */
-  pending: { changed: number; removed: number; paths: string[] };
+  /**
+   * Files added or modified (by mtime/size) and removed since the last sync; `deferred`: session
+   * transcripts that grew by less than the sessions delta (re-indexed once they pass it).
+   */
+  pending: { changed: number; removed: number; deferred: number; paths: string[] };
   lastSync: SyncReport | null;
+  /** Milliseconds since the last sync finished, or null when there was none. */
+  lastSyncAgeMs: number | null;
+  /** The watcher of this workspace (any process), from its heartbeat file `.engram/watch.json`. */
+  watcher: WatcherHealth;
+  /** Session transcripts (null when `sessions.enabled` is false): how many are indexed. */
+  sessions: { indexed: number; deferred: number } | null;
   /** True when hybrid search would answer from keywords alone. */
   degraded: boolean;
 }
@@ -158,7 +172,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       ? await options.store({ workspace, indexDir })
       : options.store;
   await store.init();
-  const tierMap = { ...DEFAULT_TIER_MAP, ...config.tiers };
+  const layout = resolveLayout(config);
   const selection =
     options.embedder === undefined && options.providers
       ? await selectEmbedders(config.embedding, options.providers, options.env)
@@ -182,7 +196,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     embedder: indexed ?? chain.primary,
     chain,
     providerNotes: selection.notes,
-    tierOf: createTierResolver(tierMap, config.defaultTier),
+    tierOf: createTierResolver(layout.tiers, config.defaultTier),
     clock: options.clock ?? systemClock,
   });
 }
@@ -218,6 +232,9 @@ export class Memory {
   readonly #dirty = new DirtyPaths();
   readonly #watchers = new Set<Watcher>();
   #closed = false;
+  #layout: ResolvedLayout | undefined;
+  /** Search hits and reads per short-term stretch: what promotion candidates are scored on. */
+  readonly recall: RecallLog;
 
   /** @internal Use {@link createMemory}. */
   constructor(
@@ -237,6 +254,7 @@ export class Memory {
     this.#embedder = parts.embedder;
     this.#clock = parts.clock;
     this.#ctx = parts;
+    this.recall = new RecallLog(parts.workspace, () => parts.clock.now());
     this.#syncs = new Coalescer(
       (options) => this.#syncLocked(options),
       (a, b) => ({
@@ -263,6 +281,27 @@ export class Memory {
   /** The provider the index is (or will next be) embedded with; null: keyword search only. */
   get embedder(): Embedder | null {
     return this.#embedder;
+  }
+
+  /** The clock dated writes use (tests inject one through {@link MemoryOptions.clock}). */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** The workspace layout the config names: tier map, daily-log folder, long-term file. */
+  get layout(): ResolvedLayout {
+    this.#layout ??= resolveLayout(this.config);
+    return this.#layout;
+  }
+
+  /**
+   * Records that engram code outside this class (the tier APIs, lifecycle moves) wrote or removed
+   * these workspace-relative files: they are re-indexed before the next search, like
+   * {@link appendDaily}'s writes.
+   */
+  noteWritten(...paths: string[]): void {
+    this.#assertOpen();
+    for (const p of paths) this.#dirty.mark(p);
   }
 
   async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
@@ -368,18 +407,29 @@ export class Memory {
     // The query is embedded by the provider whose vectors the index holds, never another one.
     const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding ?? null;
     const embedder = this.embedders.find(stored) ?? this.#embedder;
-    return search(
-      {
-        store: this.store,
-        analyzer: this.analyzer,
-        embedder,
-        fallback: this.embedders.isFallback(embedder),
-        indexed: stored,
-        config: this.config.search,
-      },
-      query,
-      options,
-    );
+    const run = (opts: SearchOptions) =>
+      search(
+        {
+          store: this.store,
+          analyzer: this.analyzer,
+          embedder,
+          fallback: this.embedders.isFallback(embedder),
+          indexed: stored,
+          config: this.config.search,
+        },
+        query,
+        opts,
+      ).then((response) => {
+        this.recall.noteSearch(query, response.results);
+        return response;
+      });
+    if (options.scope !== "group") return run(options);
+    return searchGroupScope(run, options, {
+      workspace: this.workspace,
+      personalFiles: this.layout.personalFiles,
+      maxResults: this.config.search.maxResults,
+      maxBytes: this.config.sync.maxFileBytes,
+    });
   }
 
   /**
@@ -393,21 +443,37 @@ export class Memory {
       ...options,
       extraPaths: this.config.extraPaths,
       maxBytes: this.config.sync.maxFileBytes,
+    }).then((slice) => {
+      this.recall.noteGet(slice.path, slice.startLine, slice.endLine, this.#ctx.tierOf(slice.path));
+      return slice;
     });
   }
 
-  /** Append a timestamped entry to today's daily log (`memory/YYYY-MM-DD.md`). Never rewrites the file. */
+  /**
+   * Append a timestamped entry to today's daily log (`memory/YYYY-MM-DD.md`, or the layout's
+   * daily-log folder, e.g. `memory/logs/` for the `logs` layout). Never rewrites the file.
+   */
   async appendDaily(text: string, options: { date?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendDailyLog(this.workspace, text, { clock: this.#clock, ...options });
+    const result = await appendDailyLog(this.workspace, text, {
+      clock: this.#clock,
+      dir: this.layout.dailyLogDir,
+      ...(options.date !== undefined ? { date: options.date } : {}),
+    });
     this.#dirty.mark(result.path);
     return result;
   }
 
-  /** Append an entry under a timestamp heading to `MEMORY.md` (or `file`). Never rewrites the file. */
+  /**
+   * Append an entry under a timestamp heading to the layout's long-term file (`MEMORY.md`, or
+   * `memory/long-term.md` for the `logs` layout), or to `file`. Never rewrites the file.
+   */
   async appendLongTerm(text: string, options: { file?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendLongTerm(this.workspace, text, { clock: this.#clock, ...options });
+    const result = await appendLongTerm(this.workspace, text, {
+      clock: this.#clock,
+      file: options.file ?? this.layout.longTermFile,
+    });
     this.#dirty.mark(result.path);
     return result;
   }
@@ -415,7 +481,7 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [stats, storedJson, lastJson, pendingJson, cacheJson, cacheEntries, plan] =
+    const [stats, storedJson, lastJson, pendingJson, cacheJson, cacheEntries, plan, heartbeat] =
       await Promise.all([
         this.store.stats(),
         this.store.getMeta(IDENTITY_META_KEY),
@@ -424,6 +490,7 @@ export class Memory {
         this.store.getMeta(CACHE_STATS_META_KEY),
         this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
         planSync(this.#ctx),
+        readHeartbeat(this.workspace),
       ]);
     const stored = parseIdentity(storedJson);
     const wanted = indexIdentity({
@@ -466,42 +533,35 @@ export class Memory {
       pending: {
         changed: plan.changed.length,
         removed: plan.removed.length,
+        deferred: plan.deferred.length,
         paths: [...plan.changed.map((f) => f.path), ...plan.removed].slice(0, 50),
       },
       lastSync,
+      lastSyncAgeMs: lastSync ? Math.max(0, Date.now() - Date.parse(lastSync.finishedAt)) : null,
+      watcher: watcherHealth(heartbeat),
+      sessions: this.config.sessions.enabled
+        ? {
+            indexed: [...plan.known.values()].filter((r) => r.source === "sessions").length,
+            deferred: plan.deferred.length,
+          }
+        : null,
       degraded: !this.embedder || !stored?.embedding || rebuildNeeded.length > 0,
     };
   }
 
   /**
-   * Keep the index fresh while files change: debounced sync after edits (default 1.5 s), plus a
-   * periodic re-scan. Close the watcher (or the memory) to stop.
+   * Keep the index fresh while files change: debounced sync after edits (default 1.5 s), a
+   * periodic stat-only re-scan (`sync.rescanIntervalMs`), re-attaching when a watched folder is
+   * deleted and created again, and a heartbeat in `.engram/watch.json` for `status`. Session
+   * transcripts are re-indexed once they grow past the sessions delta. Close the watcher (or the
+   * memory) to stop.
    */
-  watch(
-    options: {
-      debounceMs?: number;
-      rescanIntervalMs?: number;
-      onSync?: (report: SyncReport) => void;
-      onError?: (error: unknown) => void;
-      onChange?: (event: string, path: string) => void;
-    } = {},
-  ): Watcher {
+  watch(options: MemoryWatchOptions = {}): Watcher {
     this.#assertOpen();
-    const watcher = watchWorkspace(
-      {
-        workspace: this.workspace,
-        extraPaths: this.config.extraPaths,
-        sync: async () => {
-          const report = await this.sync();
-          if (report) options.onSync?.(report);
-        },
-      },
-      {
-        debounceMs: options.debounceMs ?? this.config.sync.watchDebounceMs,
-        rescanIntervalMs: options.rescanIntervalMs ?? 5 * 60_000,
-        ...(options.onError ? { onError: options.onError } : {}),
-        ...(options.onChange ? { onChange: options.onChange } : {}),
-      },
+    const watcher = startWatch(
+      { ...this.#ctx, embedder: this.#embedder },
+      () => this.sync(),
+      options,
     );
     this.#watchers.add(watcher);
     return {
@@ -519,6 +579,7 @@ export class Memory {
     this.#closed = true;
     await Promise.all([...this.#watchers].map((w) => w.close()));
     await this.#syncs.settled();
+    await this.recall.flush();
     await this.store.close();
     await this.embedders.close();
   }

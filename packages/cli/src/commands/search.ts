@@ -9,6 +9,8 @@ interface SearchFlags {
   tier?: string;
   minScore?: string;
   fusion?: string;
+  source?: string;
+  scope?: string;
   sync?: boolean;
 }
 
@@ -26,6 +28,8 @@ export function registerSearch(program: Command, io: Io): void {
     )
     .option("--min-score <n>", "drop results scoring below this (0-1)")
     .option("--fusion <method>", "weighted | rrf (hybrid mode)")
+    .option("--source <sources>", "comma-separated sources: memory,sessions (default: all)")
+    .option("--scope <scope>", "main | group (group: nothing personal or private)")
     .option("--no-sync", "search the index as it is, without first picking up file changes")
     .action(async (words: string[], flags: SearchFlags, cmd: Command) => {
       const query = words.join(" ");
@@ -34,6 +38,11 @@ export function registerSearch(program: Command, io: Io): void {
       const maxResults = positiveInt("--max-results", flags.maxResults);
       const minScore = unitNumber("--min-score", flags.minScore);
       const tiers = parseTiers(flags.tier);
+      const scope = oneOf("--scope", flags.scope, ["main", "group"] as const);
+      const sources = flags.source
+        ?.split(",")
+        .map((s) => oneOf("--source", s.trim(), ["memory", "sessions"] as const))
+        .filter((s) => s !== undefined);
       await withMemory(cmd, async (memory, g) => {
         // Pick up edits first, unless another process is syncing right now (then search as is).
         if (flags.sync !== false) await memory.sync({ wait: false });
@@ -43,6 +52,8 @@ export function registerSearch(program: Command, io: Io): void {
           ...(maxResults ? { maxResults } : {}),
           ...(minScore !== undefined ? { minScore } : {}),
           ...(tiers ? { tiers } : {}),
+          ...(sources ? { sources } : {}),
+          ...(scope ? { scope } : {}),
         });
         if (g.json) return json(io, response);
         printResults(io, response);

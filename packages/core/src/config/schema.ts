@@ -1,5 +1,7 @@
 import * as v from "valibot";
+import { lifecycleSchema } from "../lifecycle/config-schema.js";
 import type { Tier } from "../tier.js";
+import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
 
 const TIER_NAMES = ["short", "mid", "long", "archive"] as const satisfies readonly Tier[];
 /** Unknown keys are errors, so a typo never silently falls back to a default. */
@@ -30,6 +32,11 @@ export const configSchema = v.strictObject(
         unknownKey,
       ),
     ),
+    /**
+     * A built-in layout (`openclaw`, `three-tier`, `logs`): its tier map, daily-log folder and
+     * long-term file. Tiers given in `tiers` replace the preset's globs for those tiers.
+     */
+    layout: v.optional(v.picklist(LAYOUT_PRESET_NAMES)),
     /** Tier for indexed files that no tier glob matches (e.g. `extraPaths`). */
     defaultTier: v.optional(tier, "long"),
     /** Further Markdown folders or files to index (absolute or workspace-relative). */
@@ -110,12 +117,30 @@ export const configSchema = v.strictObject(
           {
             tokens: v.optional(int(16, 8192), 400),
             overlap: v.optional(int(0), 80),
+            /**
+             * Log files: daily logs (`YYYY-MM-DD.md` in any folder, archived ones included) and
+             * session transcripts. Their one-line entries are found better in smaller chunks.
+             */
+            logs: v.optional(
+              v.strictObject(
+                {
+                  tokens: v.optional(int(16, 8192), 175),
+                  overlap: v.optional(int(0), 35),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
           },
           unknownKey,
         ),
         {},
       ),
       v.check((c) => c.overlap < c.tokens, "overlap must be smaller than tokens"),
+      v.check(
+        (c) => c.logs.overlap < c.logs.tokens,
+        "logs.overlap must be smaller than logs.tokens",
+      ),
     ),
     search: v.pipe(
       v.optional(
@@ -132,6 +157,51 @@ export const configSchema = v.strictObject(
             snippetChars: v.optional(int(80, 10_000), 700),
             /** Tiers searched when a query names none. */
             tiers: v.optional(v.pipe(v.array(tier), v.minLength(1)), ["short", "mid", "long"]),
+            /**
+             * Maximal marginal relevance re-ranking: results that repeat what a better one already
+             * shows give way to ones that add something (similarity: Jaccard over analysed terms).
+             */
+            mmr: v.optional(
+              v.strictObject(
+                {
+                  enabled: v.optional(v.boolean(), false),
+                  /** 1: relevance only; lower: more diversity. */
+                  lambda: v.optional(unit, 0.7),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
+            /**
+             * Daily logs (`YYYY-MM-DD.md`) count less as they age: score × 0.5^(age / halfLifeDays).
+             * `MEMORY.md` and undated files never decay.
+             */
+            temporalDecay: v.optional(
+              v.strictObject(
+                {
+                  enabled: v.optional(v.boolean(), false),
+                  halfLifeDays: v.optional(v.pipe(v.number(), v.minValue(0.001)), 30),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
+            /**
+             * Score multiplier per tier (0–1): when scores tie closely, curated long-term memory
+             * ranks above project notes, project notes above daily logs, the archive last.
+             */
+            tierWeights: v.optional(
+              v.strictObject(
+                {
+                  long: v.optional(unit, 1),
+                  mid: v.optional(unit, 0.97),
+                  short: v.optional(unit, 0.94),
+                  archive: v.optional(unit, 0.9),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
           },
           unknownKey,
         ),
@@ -150,6 +220,35 @@ export const configSchema = v.strictObject(
           maxFileBytes: v.optional(int(1), 10 * 1024 * 1024),
           /** Chunks per store transaction during a sync. */
           batchChunks: v.optional(int(1), 1000),
+          /** While watching, a stat-only re-scan this often catches missed events (0: never). */
+          rescanIntervalMs: v.optional(int(0), 5 * 60_000),
+        },
+        unknownKey,
+      ),
+      {},
+    ),
+    /** Agent session transcripts (`*.jsonl`, one message per line), indexed as source `sessions`. */
+    sessions: v.optional(
+      v.strictObject(
+        {
+          /** Opt-in: transcripts are indexed only when true. */
+          enabled: v.optional(v.boolean(), false),
+          /** Folder of transcripts (workspace-relative or absolute). */
+          dir: v.optional(v.pipe(v.string(), v.minLength(1)), "sessions"),
+          /** Re-index a transcript once it has grown by this many bytes since it was indexed… */
+          deltaBytes: v.optional(int(1), 100_000),
+          /** …or by this many lines (messages), whichever comes first. */
+          deltaMessages: v.optional(int(1), 50),
+          /** Index only `<dir>/<agent>/*.jsonl` (per-agent isolation); unset: `<dir>/*.jsonl`. */
+          agent: v.optional(
+            v.pipe(
+              v.string(),
+              v.regex(
+                /^[\p{L}\p{N}_][\p{L}\p{N}_.-]*$/u,
+                "agent must be one folder name (letters, digits, _ . -)",
+              ),
+            ),
+          ),
         },
         unknownKey,
       ),
@@ -160,6 +259,28 @@ export const configSchema = v.strictObject(
         {
           enabled: v.optional(v.boolean(), true),
           maxEntries: v.optional(int(1), 50_000),
+        },
+        unknownKey,
+      ),
+      {},
+    ),
+    /** Tier lifecycle: retention, archive and promotion rules (see `lifecycle/` in the README). */
+    lifecycle: v.optional(lifecycleSchema, {}),
+    /**
+     * Pre-compaction memory flush (`createFlushPolicy`): a silent turn asking the model to store
+     * lasting notes once the session's tokens reach contextWindow − reserveTokensFloor −
+     * softThresholdTokens, once per compaction cycle.
+     */
+    flush: v.optional(
+      v.strictObject(
+        {
+          enabled: v.optional(v.boolean(), true),
+          reserveTokensFloor: v.optional(int(0), 20_000),
+          softThresholdTokens: v.optional(int(0), 4_000),
+          /** Replaces the default system prompt of the flush turn. */
+          systemPrompt: v.optional(v.pipe(v.string(), v.minLength(1))),
+          /** Replaces the default user prompt; `YYYY-MM-DD` in it becomes today's date. */
+          userPrompt: v.optional(v.pipe(v.string(), v.minLength(1))),
         },
         unknownKey,
       ),

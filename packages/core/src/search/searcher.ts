@@ -12,6 +12,7 @@ import { EngramError } from "../errors.js";
 import type { SearchFilter, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import type { Analyzer } from "../text/analyzer.js";
+import { applyTemporalDecay } from "./decay.js";
 import {
   compareCandidates,
   fuseRrf,
@@ -20,7 +21,10 @@ import {
   normalizeWeights,
   vectorOnly,
 } from "./fusion.js";
+import { mmrByTerms } from "./mmr.js";
 import { cutSnippet } from "./snippet.js";
+import { lineTermWeights } from "./term-weights.js";
+import { applyTierWeights } from "./tier-weight.js";
 import type {
   Candidate,
   SearchMode,
@@ -119,13 +123,32 @@ export async function search(
     options.minScore ??
     config.minScore ??
     (mode === "vector" || (mode === "hybrid" && fusion === "weighted") ? DEFAULT_MIN_SCORE : 0);
-  const kept = candidates.filter((c) => c.score >= minScore).sort(compareCandidates);
+  // Tier weights after the min score (a threshold on similarity), before ranking.
+  const kept = applyTierWeights(
+    candidates.filter((c) => c.score >= minScore),
+    config.tierWeights,
+  ).sort(compareCandidates);
 
   const queryTerms = new Set(terms);
   const termsOf = (text: string) => analyzer.terms(text);
+  // Temporal decay and MMR re-rank what the min score kept; neither drops a relevant result.
+  const decay = config.temporalDecay;
+  const ranked = decay.enabled
+    ? applyTemporalDecay(kept, options.now ?? new Date(), decay.halfLifeDays).sort(
+        compareCandidates,
+      )
+    : kept;
+  const chosen = config.mmr.enabled
+    ? mmrByTerms(ranked, maxResults, config.mmr.lambda, termsOf)
+    : ranked.slice(0, maxResults);
+  const lineWeights = lineTermWeights(
+    chosen.map((c) => c.chunk.text),
+    queryTerms,
+    termsOf,
+  );
   const degraded = degradedReason !== undefined;
-  const results: SearchResult[] = kept.slice(0, maxResults).map((c) => {
-    const snippet = cutSnippet(c.chunk, queryTerms, termsOf, config.snippetChars);
+  const results: SearchResult[] = chosen.map((c) => {
+    const snippet = cutSnippet(c.chunk, queryTerms, termsOf, config.snippetChars, lineWeights);
     return {
       path: c.chunk.path,
       startLine: snippet.startLine,

@@ -20,6 +20,14 @@ export interface SearchOptions {
   sources?: readonly Source[];
   /** Only chunks whose path starts with this (e.g. `memory/mid-term/`). */
   pathPrefix?: string;
+  /**
+   * `main` (default): everything. `group`: leaves out `MEMORY.md` and the other personal files,
+   * files with `sensitive: true` front matter, results showing a private block, and transcripts.
+   * Applied by `Memory.search`.
+   */
+  scope?: "main" | "group";
+  /** "Now" for temporal decay (default: the current time); replays and tests fix it. */
+  now?: Date;
   signal?: AbortSignal;
 }
 
