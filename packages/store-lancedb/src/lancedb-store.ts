@@ -1,7 +1,7 @@
 import {
   assertChunksFit,
   assertQueryDims,
-  type ChunkRecord,
+  assertUniqueChunkIds,
   EngramError,
   type FileRecord,
   type MemoryStore,
@@ -195,7 +195,7 @@ export class LanceDbStore implements MemoryStore {
       // A path upserted twice: the last upsert wins, as it would applied in order.
       const latest = new Map(upserts.map((upsert) => [upsert.file.path, upsert]));
       const chunks = [...latest.values()].flatMap((upsert) => upsert.chunks);
-      assertUniqueIds(chunks);
+      assertUniqueChunkIds(chunks);
       const deletes = batch.deletes ?? [];
       await this.#writeChunks(
         open,
@@ -498,21 +498,4 @@ function closeAll(open: Open): void {
 
 function toHits(scored: Scored[]): StoreHit[] {
   return scored.map(({ row, score }) => ({ chunk: toStoredChunk(row), score }));
-}
-
-/** Refuse a batch holding two chunks with one id (ids are unique across the index). */
-function assertUniqueIds(chunks: readonly ChunkRecord[]): void {
-  const seen = new Set<string>();
-  for (const chunk of chunks) {
-    if (seen.has(chunk.id)) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `Chunk id ${chunk.id} (${chunk.path}) appears twice in one write.`,
-        {
-          hint: "Chunk ids must be unique across the index; the same path, lines and text give the same id.",
-        },
-      );
-    }
-    seen.add(chunk.id);
-  }
 }

@@ -1,6 +1,7 @@
 import {
   assertChunksFit,
   assertQueryDims,
+  assertUniqueChunkIds,
   compareChunkOrder,
   EngramError,
   type FileRecord,
@@ -54,13 +55,7 @@ import {
   SPARSE_VECTOR,
 } from "./schema.js";
 import { queryVector } from "./sparse.js";
-import {
-  assertUniqueChunkIds,
-  batches,
-  planWrite,
-  staleDeletes,
-  type Upsert,
-} from "./write-plan.js";
+import { batches, planWrite, staleDeletes, type Upsert } from "./write-plan.js";
 
 /** Paths per delete-by-path request, and ids per retrieve or delete-by-id request. */
 const KEYS_PER_REQUEST = 1000;
@@ -217,7 +212,7 @@ export class QdrantStore implements MemoryStore {
     this.#use("write to the index");
     const plan = planWrite(batch);
     for (const { file, chunks } of plan.upserts) assertChunksFit(file, chunks, this.#dims);
-    assertUniqueChunkIds(plan.upserts);
+    assertUniqueChunkIds(plan.upserts.flatMap((upsert) => upsert.chunks));
 
     for (const paths of batches(plan.removed, KEYS_PER_REQUEST)) {
       await this.#call("delete chunks", (client) =>

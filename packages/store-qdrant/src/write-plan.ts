@@ -1,4 +1,4 @@
-import { type ChunkRecord, EngramError, type FileRecord, type StoreBatch } from "@engram/core";
+import type { ChunkRecord, FileRecord, StoreBatch } from "@engram/core";
 import { chunkPointId } from "./ids.js";
 
 /** One file's upsert. */
@@ -32,29 +32,6 @@ export function planWrite(batch: StoreBatch): WritePlan {
     else if (!gone.has(touch.path)) touches.set(touch.path, touch);
   }
   return { removed, upserts: [...upserts.values()], touches: [...touches.values()] };
-}
-
-/**
- * Refuse a batch holding two chunks with one id: ids are unique across the index, and two such
- * chunks would silently become one point.
- * @throws EngramError `INVALID_ARGUMENT`.
- */
-export function assertUniqueChunkIds(upserts: readonly Upsert[]): void {
-  const seen = new Set<string>();
-  for (const { chunks } of upserts) {
-    for (const chunk of chunks) {
-      if (seen.has(chunk.id)) {
-        throw new EngramError(
-          "INVALID_ARGUMENT",
-          `Chunk id ${chunk.id} (${chunk.path}) appears twice in one write.`,
-          {
-            hint: "Chunk ids must be unique across the index; the same path, lines and text give the same id.",
-          },
-        );
-      }
-      seen.add(chunk.id);
-    }
-  }
 }
 
 /** One "delete what is left of these files' old versions" request. */

@@ -1,8 +1,7 @@
-import { EngramError } from "@engram/core";
 import { storeUpsert } from "@engram/core/testing";
 import { describe, expect, it } from "vitest";
 import { chunkPointId } from "../src/ids.js";
-import { assertUniqueChunkIds, batches, planWrite, staleDeletes } from "../src/write-plan.js";
+import { batches, planWrite, staleDeletes } from "../src/write-plan.js";
 
 const file = (path: string, mtimeMs = 1000) => storeUpsert(path, [], { mtimeMs }).file;
 
@@ -36,21 +35,6 @@ describe("planWrite", () => {
     expect(plan.upserts[0]?.chunks).toBe(a.chunks);
     expect(plan.touches).toEqual([file("c.md", 9000)]);
     expect(plan.removed).toEqual(["gone.md"]);
-  });
-});
-
-describe("assertUniqueChunkIds", () => {
-  it("refuses two chunks with one id in a write", () => {
-    const a = storeUpsert("a.md", [[1, ["x"]]]);
-    expect(() => assertUniqueChunkIds([a, storeUpsert("b.md", [[1, ["y"]]])])).not.toThrow();
-    let caught: unknown;
-    try {
-      assertUniqueChunkIds([a, a]);
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(EngramError);
-    expect((caught as EngramError).code).toBe("INVALID_ARGUMENT");
   });
 });
 

@@ -66,3 +66,23 @@ export function assertQueryDims(vector: Float32Array, dims: number): void {
     );
   }
 }
+
+/**
+ * Refuse a write holding two chunks with one id (ids are unique across the index; the same path,
+ * lines and text give the same id). Throws `INVALID_ARGUMENT`.
+ */
+export function assertUniqueChunkIds(chunks: Iterable<ChunkRecord>): void {
+  const seen = new Set<string>();
+  for (const chunk of chunks) {
+    if (seen.has(chunk.id)) {
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `Chunk id ${chunk.id} (${chunk.path}) appears twice in one write.`,
+        {
+          hint: "Chunk ids must be unique across the index; the same path, lines and text give the same id.",
+        },
+      );
+    }
+    seen.add(chunk.id);
+  }
+}

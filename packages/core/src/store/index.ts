@@ -1,4 +1,4 @@
-export { assertChunksFit, assertQueryDims, resultLimit } from "./checks.js";
+export { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
 export { type ChunkLocation, compareChunkOrder } from "./order.js";
 export type * from "./records.js";
 export type * from "./store.js";
