@@ -134,6 +134,10 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
   let current: Promise<FSWatcher> | undefined;
   let failures = 0;
   let reattachTimer: NodeJS.Timeout | undefined;
+  // Each watcher's "ready", listened for from its creation: chokidar may be ready before a caller
+  // (busy closing the previous watcher) gets to wait for it, and "ready" is emitted only once.
+  const readiness = new WeakMap<FSWatcher, Promise<void>>();
+  const whenReady = (watcher: FSWatcher) => readiness.get(watcher) ?? Promise.resolve();
   const attach = (): Promise<FSWatcher> =>
     chokidar.then(({ watch }) => {
       // Watch only roots that exist: chokidar does not notice a missing root being created.
@@ -143,6 +147,7 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
         followSymlinks: false,
         ignored,
       });
+      readiness.set(watcher, new Promise((resolve) => watcher.once("ready", () => resolve())));
       for (const event of ["add", "change", "unlink", "addDir", "unlinkDir"] as const) {
         watcher.on(event, (path: string) => {
           failures = 0;
@@ -155,15 +160,21 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
       });
       return watcher;
     });
-  const reattach = async (reason: string) => {
-    if (closed) return;
-    const previous = current;
-    current = attach();
-    await previous?.then((w) => w.close()).catch(() => undefined);
-    await current.then(whenReady);
-    if (closed) return;
-    options.onReattach?.(reason);
-    schedule("reattach", workspace); // catch up with what happened while detached
+  // Re-attaches run one at a time, so no watcher is replaced before it was closed.
+  let reattaching: Promise<void> = Promise.resolve();
+  const reattach = (reason: string): Promise<void> => {
+    const run = reattaching.then(async () => {
+      if (closed) return;
+      const previous = current;
+      current = attach();
+      await previous?.then((w) => w.close()).catch(() => undefined);
+      await current.then(whenReady);
+      if (closed) return;
+      options.onReattach?.(reason);
+      schedule("reattach", workspace); // catch up with what happened while detached
+    });
+    reattaching = run.catch(() => undefined); // a failed re-attach never blocks the next one
+    return run;
   };
   const reattachSoon = (reason: string) => {
     if (closed || reattachTimer) return;
@@ -196,7 +207,9 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
             .catch((error: unknown) => options.onError?.(error));
         }, healthCheckMs)
       : undefined;
-  health?.unref();
+  // Not unref'd: a running watcher keeps the process alive until closed. chokidar's own handles
+  // cannot be relied on for that: a watched folder renamed away closes them, and a process with
+  // nothing else to wait on would exit silently before noticing the folder came back.
 
   let rescanning = false;
   const rescan =
@@ -229,10 +242,6 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
       await inFlight;
     },
   };
-}
-
-function whenReady(watcher: FSWatcher): Promise<void> {
-  return new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
 }
 
 /**
