@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFile, link, mkdir, open, readdir, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
+import { projectLock } from "../tiers/mid-term.js";
 import { writeFileAtomic } from "../workspace/atomic.js";
 import { syncDir, syncFile } from "../workspace/durable.js";
 import { withWorkspaceLock } from "../workspace/lock.js";
@@ -149,9 +150,14 @@ export async function runStep(
 /**
  * Files engram appends to (daily logs, session files, long-term memory) are changed under their
  * append lock, the one `appendDailyLog`/`appendLongTerm` take, so a concurrent append is never
- * lost. Project files, decisions and the archive are never appended to by engram: no lock needed.
+ * lost; a project's files under the project lock `updateProject` takes. Decisions and the archive
+ * are never written to concurrently by engram: no lock needed.
  */
+const PROJECT_FILE = /^memory\/mid-term\/projects\/([^/]+)\//;
+
 function maybeLocked(ws: string, rel: string, fn: () => Promise<void>): Promise<void> {
+  const project = PROJECT_FILE.exec(rel)?.[1];
+  if (project !== undefined) return withWorkspaceLock(ws, projectLock(project), fn);
   const appendable =
     !rel.startsWith("memory/archive/") &&
     !rel.startsWith("memory/mid-term/") &&

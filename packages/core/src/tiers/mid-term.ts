@@ -10,6 +10,15 @@ import { assertName, assertText, assertTitle } from "./names.js";
 import { appendToSection, ensureBlankEnd, joinSections, splitSections } from "./sections.js";
 
 /** Where a project stands (`status:` in its `status.md` front matter). */
+
+/**
+ * The lock a project's files are written under (`updateProject`, and lifecycle moves of the
+ * project), so a move never removes a file that was just updated.
+ */
+export function projectLock(id: string): string {
+  return `tiers:project:${id}`;
+}
+
 export type ProjectStatus = "active" | "paused" | "done" | "cancelled";
 /** Every project status. */
 export const PROJECT_STATUSES: readonly ProjectStatus[] = ["active", "paused", "done", "cancelled"];
@@ -132,7 +141,7 @@ export function createMidTermApi(host: TierHost): MidTermApi {
       checkId(id);
       const change = checkUpdate(update);
       const dir = projectDir(id);
-      return withWorkspaceLock(ws, `tiers:project:${id}`, async () => {
+      return withWorkspaceLock(ws, projectLock(id), async () => {
         const at = host.clock.now();
         const stamp = at.toISOString();
         const written: string[] = [];
