@@ -1,7 +1,8 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI entry: child-process tests run what users run. */
@@ -72,4 +73,35 @@ export async function eventually<T>(
     if (value || Date.now() > deadline) return value;
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** A running `engram watch --json` child and the events it printed so far. */
+export interface WatchChild {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  events: Record<string, unknown>[];
+}
+
+/**
+ * Start `engram watch --json --debounce 200` on `ws`, collecting its NDJSON events; resolves once
+ * it printed `ready` (rejects after 20 s). Kill `child` when done.
+ */
+export async function startWatchJson(ws: string): Promise<WatchChild> {
+  const child = spawn(
+    process.execPath,
+    [BIN, "watch", "--json", "--debounce", "200", "--workspace", ws],
+    { stdio: ["ignore", "pipe", "pipe"], env: withoutProviderEnv(process.env) },
+  );
+  const events: Record<string, unknown>[] = [];
+  let buffered = "";
+  child.stdout.on("data", (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const l of lines.filter(Boolean)) events.push(JSON.parse(l));
+  });
+  if (!(await eventually(async () => events.some((e) => e.event === "ready"), 20_000))) {
+    child.kill("SIGKILL");
+    throw new Error("engram watch did not print ready within 20 s");
+  }
+  return { child, events };
 }

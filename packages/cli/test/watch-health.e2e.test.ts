@@ -1,43 +1,11 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { appendFile, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  BIN,
-  engram,
-  eventually,
-  removeDir,
-  tempDir,
-  withoutProviderEnv,
-  writeFiles,
-} from "./helpers.js";
+import { engram, eventually, removeDir, startWatchJson, tempDir, writeFiles } from "./helpers.js";
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
-
-/** Start `engram watch --json` and wait for its `ready` event. */
-async function startWatch(
-  ws: string,
-): Promise<{ child: Child; events: Record<string, unknown>[] }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, "watch", "--json", "--debounce", "200", "--workspace", ws],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: withoutProviderEnv(process.env),
-    },
-  );
-  const events: Record<string, unknown>[] = [];
-  let buffered = "";
-  child.stdout.on("data", (d: Buffer) => {
-    buffered += d.toString();
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
-    for (const l of lines.filter(Boolean)) events.push(JSON.parse(l));
-  });
-  expect(await eventually(async () => events.some((e) => e.event === "ready"), 20_000)).toBe(true);
-  return { child, events };
-}
 
 /** Paths `engram search` finds for `query`, reading the index as it is (no sync first). */
 async function found(ws: string, query: string): Promise<string[]> {
@@ -74,7 +42,7 @@ describe("engram watch: health and recovery", () => {
   });
 
   it("recovers when memory/ or the whole workspace is deleted and created again", async () => {
-    const watch = await startWatch(ws);
+    const watch = await startWatchJson(ws);
     child = watch.child;
     expect(await found(ws, "okapi")).toEqual(["memory/notes/first.md"]);
 
@@ -119,7 +87,7 @@ describe("engram watch: health and recovery", () => {
   }, 120_000);
 
   it("reports a watcher killed without cleanup as stale (pid gone)", async () => {
-    const watch = await startWatch(ws);
+    const watch = await startWatchJson(ws);
     child = watch.child;
     const pid = child.pid;
     child.kill("SIGKILL");

@@ -1,19 +1,11 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { createMemory, isEngramError } from "@engram/core";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  BIN,
-  engram,
-  eventually,
-  removeDir,
-  tempDir,
-  withoutProviderEnv,
-  writeFiles,
-} from "./helpers.js";
+import { engram, eventually, removeDir, startWatchJson, tempDir, writeFiles } from "./helpers.js";
 
 const msg = (role: string, content: unknown) => `${JSON.stringify({ role, content })}\n`;
 
@@ -127,25 +119,9 @@ describe("session transcripts", () => {
           sessions: { enabled: true, deltaMessages: 3, deltaBytes: 100_000 },
         }),
       });
-      child = spawn(
-        process.execPath,
-        [BIN, "watch", "--json", "--debounce", "200", "--workspace", ws],
-        {
-          stdio: ["ignore", "pipe", "pipe"],
-          env: withoutProviderEnv(process.env),
-        },
-      );
-      const events: Record<string, unknown>[] = [];
-      let buffered = "";
-      child.stdout.on("data", (d: Buffer) => {
-        buffered += d.toString();
-        const parts = buffered.split("\n");
-        buffered = parts.pop() ?? "";
-        for (const l of parts.filter(Boolean)) events.push(JSON.parse(l));
-      });
-      expect(await eventually(async () => events.some((e) => e.event === "ready"), 20_000)).toBe(
-        true,
-      );
+      const watch = await startWatchJson(ws);
+      child = watch.child;
+      const events = watch.events;
       const transcript = join(ws, "sessions/run-1.jsonl");
       const found = async (q: string) => (await search(ws, q, false)).map((h) => h.path);
 
