@@ -10,9 +10,14 @@ import {
  * the one place that knows every driver.
  */
 const STORES: Record<string, (options: Record<string, unknown>) => Promise<StoreFactory>> = {
+  // path and vectorMemoryMb from store.options (the store checks the value).
   sqlite: async (options) => {
     const { sqliteStore } = await import("@engram/store-sqlite");
-    return sqliteStore(typeof options.path === "string" ? { path: options.path } : {});
+    const { path, vectorMemoryMb } = options;
+    return sqliteStore({
+      ...(typeof path === "string" ? { path } : {}),
+      ...(vectorMemoryMb !== undefined ? { vectorMemoryMb: vectorMemoryMb as number } : {}),
+    });
   },
   // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.
   memory: async (options) => {

@@ -32,6 +32,7 @@ export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFacto
     const storeOptions: SqliteStoreOptions = { path };
     if (options.vectors !== undefined) storeOptions.vectors = options.vectors;
     if (options.busyTimeoutMs !== undefined) storeOptions.busyTimeoutMs = options.busyTimeoutMs;
+    if (options.vectorMemoryMb !== undefined) storeOptions.vectorMemoryMb = options.vectorMemoryMb;
     return createSqliteStore(storeOptions);
   };
 }

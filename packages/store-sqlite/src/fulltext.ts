@@ -1,6 +1,6 @@
 import type { SearchFilter } from "@engram/core";
 import { filterConditions } from "./filters.js";
-import { type ChunkRow, chunkColumns, tieOrder } from "./rows.js";
+import { type ChunkRow, chunkColumns, compareRowOrder, tieOrder } from "./rows.js";
 import { FTS_TABLE } from "./schema.js";
 import type { StatementCache } from "./statements.js";
 
@@ -68,12 +68,42 @@ export class FullTextIndex {
     return this.query(present, k, filter);
   }
 
-  /** Rank rowids first (cheap columns only), then read the k winning rows in full. */
+  /**
+   * The best `k` rows for `terms`. FTS5 alone ranks first — a join with `chunks` for the filter
+   * and the tie order cost as much again as BM25 itself — and the few rows it returns are read
+   * and filtered here. That answer is exact when the `k`-th kept row scores strictly better than
+   * the last row ranked (no row further down can tie or beat it), or FTS5 ranked every match;
+   * otherwise (a selective filter, a tie at the cut-off) the joined query answers.
+   */
   private query(
     terms: readonly string[],
     k: number,
     filter: SearchFilter | undefined,
   ): RankedRow[] {
+    const expression = matchExpression(terms);
+    if (expression === undefined) return [];
+    if (filter?.pathPrefix) return this.joined(expression, k, filter);
+    const fetch = k + 1 + (filter?.tiers || filter?.sources ? k : 0);
+    const ranked = this.statements
+      .get(
+        `SELECT rowid, bm25(${FTS_TABLE}) AS rank FROM ${FTS_TABLE}
+         WHERE ${FTS_TABLE} MATCH ? ORDER BY rank LIMIT ?`,
+      )
+      .all(expression, fetch) as Array<{ rowid: number; rank: number }>;
+    const tiers = filter?.tiers ? new Set<string>(filter.tiers) : undefined;
+    const sources = filter?.sources ? new Set<string>(filter.sources) : undefined;
+    const kept = this.rows(ranked)
+      .filter((row) => (!tiers || tiers.has(row.tier)) && (!sources || sources.has(row.source)))
+      .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b));
+    const last = ranked[ranked.length - 1];
+    const kth = kept[k - 1];
+    const exact =
+      ranked.length < fetch || (kth !== undefined && last !== undefined && kth.rank < last.rank);
+    return exact ? kept.slice(0, k) : this.joined(expression, k, filter);
+  }
+
+  /** Rank with the filter and tie order applied in SQL (rowids first, then the k rows in full). */
+  private joined(expression: string, k: number, filter: SearchFilter | undefined): RankedRow[] {
     const where = filterConditions(filter, "c");
     const ranked = this.statements
       .get(
@@ -83,7 +113,12 @@ export class FullTextIndex {
          ORDER BY rank, ${tieOrder("c")}
          LIMIT ?`,
       )
-      .all(matchExpression(terms), ...where.params, k) as Array<{ rowid: number; rank: number }>;
+      .all(expression, ...where.params, k) as Array<{ rowid: number; rank: number }>;
+    return this.rows(ranked);
+  }
+
+  /** The chunk rows of `ranked`, in its order, each with its rank. */
+  private rows(ranked: ReadonlyArray<{ rowid: number; rank: number }>): RankedRow[] {
     if (!ranked.length) return [];
     const rows = this.statements
       .get(

@@ -1,4 +1,4 @@
-import type { FileRecord, StoredChunk } from "@engram/core";
+import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core";
 
 /** A `files` row. */
 export interface FileRow {
@@ -45,6 +45,14 @@ export function chunkColumns(alias: string): string {
 /** Tie order shared by both searches after the score: path, then start line (then id). */
 export function tieOrder(alias: string): string {
   return `${alias}.path, ${alias}.start_line, ${alias}.end_line, ${alias}.id`;
+}
+
+/** {@link tieOrder} on rows read into JS: the contract's order (`compareChunkOrder`). */
+export function compareRowOrder(a: ChunkRow, b: ChunkRow): number {
+  return compareChunkOrder(
+    { path: a.path, startLine: a.start_line, endLine: a.end_line, id: a.id },
+    { path: b.path, startLine: b.start_line, endLine: b.end_line, id: b.id },
+  );
 }
 
 export function toFileRecord(row: FileRow): FileRecord {

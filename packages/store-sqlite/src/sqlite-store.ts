@@ -27,6 +27,7 @@ import { StatementCache } from "./statements.js";
 import { VEC_TABLE, VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_VECTOR_MEMORY_MB = 256;
 
 const SQL = {
   getMeta: "SELECT value FROM meta WHERE key = ?",
@@ -75,6 +76,7 @@ export class SqliteStore implements MemoryStore {
   private readonly path: string;
   private readonly vectorsEnabled: boolean;
   private readonly busyTimeoutMs: number;
+  private readonly vectorMemoryBytes: number;
   private open: Open | undefined;
   private closed = false;
 
@@ -82,6 +84,15 @@ export class SqliteStore implements MemoryStore {
     this.path = options.path;
     this.vectorsEnabled = options.vectors ?? true;
     this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    const vectorMemoryMb = options.vectorMemoryMb ?? DEFAULT_VECTOR_MEMORY_MB;
+    if (!(Number.isFinite(vectorMemoryMb) && vectorMemoryMb >= 0)) {
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `vectorMemoryMb must be a number of megabytes ≥ 0, got ${String(vectorMemoryMb)}.`,
+        { hint: "For example 256 (the default), or 0 to always scan vectors with sqlite-vec." },
+      );
+    }
+    this.vectorMemoryBytes = vectorMemoryMb * 2 ** 20;
     this.capabilities = {
       vector: this.vectorsEnabled,
       fulltext: true,
@@ -107,7 +118,7 @@ export class SqliteStore implements MemoryStore {
       const open: Open = {
         sql,
         text: new FullTextIndex(sql),
-        vectors: this.vectorsEnabled ? new VectorIndex(sql) : null,
+        vectors: this.vectorsEnabled ? new VectorIndex(sql, this.vectorMemoryBytes) : null,
       };
       this.checkVectorSpace(open);
       this.open = open;
@@ -149,16 +160,14 @@ export class SqliteStore implements MemoryStore {
     }
     this.use("reset the index", (open) => {
       const { sql, vectors } = open;
-      sql.db
-        .transaction(() => {
-          sql.get("DELETE FROM chunks").run();
-          sql.get("DELETE FROM files").run();
-          sql.get(`INSERT INTO ${FTS_TABLE} (${FTS_TABLE}) VALUES ('delete-all')`).run();
-          vectors?.recreate(dims);
-          if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
-          else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
-        })
-        .immediate();
+      inTransaction(open, () => {
+        sql.get("DELETE FROM chunks").run();
+        sql.get("DELETE FROM files").run();
+        sql.get(`INSERT INTO ${FTS_TABLE} (${FTS_TABLE}) VALUES ('delete-all')`).run();
+        vectors?.recreate(dims);
+        if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
+        else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
+      });
       open.text.changed();
     });
   }
@@ -194,38 +203,33 @@ export class SqliteStore implements MemoryStore {
   async write(batch: StoreBatch): Promise<void> {
     this.use("write to the index", (open) => {
       const { sql } = open;
-      sql.db
-        .transaction(() => {
-          const dims = readDims(sql);
-          for (const { file, chunks } of batch.upserts ?? []) assertChunksFit(file, chunks, dims);
-          const upserts = new Map(
-            (batch.upserts ?? []).map((upsert) => [upsert.file.path, upsert]),
-          );
-          const deletes = batch.deletes ?? [];
-          this.removeChunks(open, new Set([...deletes, ...upserts.keys()]), dims);
-          for (const path of deletes) sql.get(SQL.deleteFile).run(path);
-          const embedded: Array<
-            [rowid: number | bigint, chunk: ChunkRecord, vector: Float32Array]
-          > = [];
-          for (const { file, chunks } of upserts.values()) {
-            sql
-              .get(SQL.upsertFile)
-              .run(file.path, file.source, file.tier, file.hash, file.mtimeMs, file.size);
-            for (const chunk of chunks) {
-              const rowid = this.insertChunk(sql, chunk);
-              if (chunk.embedding) embedded.push([rowid, chunk, chunk.embedding]);
-            }
+      inTransaction(open, () => {
+        const dims = readDims(sql);
+        for (const { file, chunks } of batch.upserts ?? []) assertChunksFit(file, chunks, dims);
+        const upserts = new Map((batch.upserts ?? []).map((upsert) => [upsert.file.path, upsert]));
+        const deletes = batch.deletes ?? [];
+        this.removeChunks(open, new Set([...deletes, ...upserts.keys()]), dims);
+        for (const path of deletes) sql.get(SQL.deleteFile).run(path);
+        const embedded: Array<[rowid: number | bigint, chunk: ChunkRecord, vector: Float32Array]> =
+          [];
+        for (const { file, chunks } of upserts.values()) {
+          sql
+            .get(SQL.upsertFile)
+            .run(file.path, file.source, file.tier, file.hash, file.mtimeMs, file.size);
+          for (const chunk of chunks) {
+            const rowid = this.insertChunk(sql, chunk);
+            if (chunk.embedding) embedded.push([rowid, chunk, chunk.embedding]);
           }
-          if (open.vectors && dims !== null) {
-            for (const [rowid, chunk, vector] of embedded) {
-              open.vectors.insert(rowid, vector, chunk.tier, chunk.source);
-            }
+        }
+        if (open.vectors && dims !== null) {
+          for (const [rowid, chunk, vector] of embedded) {
+            open.vectors.insert(rowid, vector, chunk.tier, chunk.source);
           }
-          for (const file of batch.touches ?? []) {
-            sql.get(SQL.touchFile).run(file.mtimeMs, file.path);
-          }
-        })
-        .immediate();
+        }
+        for (const file of batch.touches ?? []) {
+          sql.get(SQL.touchFile).run(file.mtimeMs, file.path);
+        }
+      });
       open.text.changed();
     });
   }
@@ -374,6 +378,20 @@ export class SqliteStore implements MemoryStore {
     if (chunk.terms.length > 0) sql.get(SQL.insertTerms).run(rowid, termsDocument(chunk.terms));
     return rowid;
   }
+}
+
+/**
+ * Run `fn` in one immediate transaction; the vector index learns whether it committed (to update
+ * its in-memory vectors) or rolled back.
+ */
+function inTransaction({ sql, vectors }: Open, fn: () => void): void {
+  try {
+    sql.db.transaction(fn).immediate();
+  } catch (error) {
+    vectors?.rolledBack();
+    throw error;
+  }
+  vectors?.committed();
 }
 
 function readMeta(sql: StatementCache, key: string): string | undefined {

@@ -1,7 +1,10 @@
 import type { SearchFilter } from "@engram/core";
 import { filterConditions, hasPathPrefix } from "./filters.js";
-import { type ChunkRow, chunkColumns, tieOrder, vectorToBlob } from "./rows.js";
+import { loadMatrix } from "./matrix-load.js";
+import { type ChunkRow, chunkColumns, compareRowOrder, tieOrder, vectorToBlob } from "./rows.js";
+import { simdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
+import type { RowFilter, VectorMatrix } from "./vector-matrix.js";
 
 /** The vec0 table: one row per embedded chunk, rowid = `chunks.rowid`. */
 export const VEC_TABLE = "chunks_vec";
@@ -13,12 +16,45 @@ export const MAX_KNN_K = 4096;
 export type ScoredRow = ChunkRow & { distance: number };
 
 /**
+ * Meta key of a counter every transaction that changes vectors increments. A connection's
+ * in-memory copy of the vectors is current while the counter still holds the value it was loaded
+ * (or last updated) at.
+ */
+export const GENERATION_META_KEY = "store-sqlite.vectors-generation";
+
+/** Vectors in memory, and the generation and `data_version` they were last known current at. */
+interface Cached {
+  /** undefined: the vectors did not fit in the memory budget at this generation. */
+  matrix: VectorMatrix | undefined;
+  generation: number;
+  dataVersion: number;
+}
+
+/** Changes of the open write transaction, applied to the cached matrix once it commits. */
+interface Pending {
+  before: number;
+  ops: Array<{ rowid: number; vector?: Float32Array; tier?: string; source?: string }>;
+  /** The table was dropped or recreated: the cache cannot follow, it is dropped. */
+  reset: boolean;
+}
+
+/**
  * The vec0 table's lifecycle and queries. The table exists only while the store has dimensions
  * (`reset({ dims })`); `tier` and `source` are vec0 metadata columns so KNN filters on them while it
  * searches (not after), which keeps `k` hits even under a selective filter.
  */
 export class VectorIndex {
-  constructor(private readonly statements: StatementCache) {}
+  #cached: Cached | undefined;
+  #pending: Pending | undefined;
+
+  /**
+   * @param cacheBytes Largest vector data (rows × dims × 4 bytes) searched from memory; larger
+   *   tables, or 0, are scanned by sqlite-vec instead.
+   */
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly cacheBytes: number,
+  ) {}
 
   exists(): boolean {
     return (
@@ -30,6 +66,7 @@ export class VectorIndex {
 
   /** Drop the table (if any) and, when `dims` is not null, create it for `dims` dimensions. */
   recreate(dims: number | null): void {
+    this.#changed().reset = true;
     this.statements.forget(VEC_TABLE);
     this.statements.db.exec(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
     if (dims !== null) this.create(dims);
@@ -46,10 +83,97 @@ export class VectorIndex {
     this.statement(
       `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
     ).run(BigInt(rowid), vectorToBlob(vector), tier, source);
+    this.#log({ rowid: Number(rowid), vector, tier, source });
   }
 
   delete(rowid: number | bigint): void {
     this.statement(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+    this.#log({ rowid: Number(rowid) });
+  }
+
+  /**
+   * Call after the write transaction that inserted, deleted or recreated committed: the cached
+   * vectors take its changes when they were current before it, else they are dropped (reloaded
+   * on the next search).
+   */
+  committed(): void {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    const cached = this.#cached;
+    if (!pending || !cached) return;
+    if (pending.reset || cached.generation !== pending.before || !cached.matrix) {
+      this.#cached = undefined;
+      return;
+    }
+    for (const { rowid, vector, tier, source } of pending.ops) {
+      if (vector && tier !== undefined && source !== undefined) {
+        cached.matrix.set(rowid, vector, tier, source);
+      } else {
+        cached.matrix.remove(rowid);
+      }
+    }
+    cached.generation = pending.before + 1;
+  }
+
+  /** Call after the write transaction rolled back: its changes never happened. */
+  rolledBack(): void {
+    this.#pending = undefined;
+  }
+
+  /** The open transaction's change record; the first change bumps the generation counter. */
+  #changed(): Pending {
+    if (!this.#pending) {
+      const before = this.#generation();
+      this.statement(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ).run(GENERATION_META_KEY, String(before + 1));
+      this.#pending = { before, ops: [], reset: false };
+    }
+    return this.#pending;
+  }
+
+  #log(op: Pending["ops"][number]): void {
+    const pending = this.#changed();
+    // Without a cache there is nothing to update: only the counter matters.
+    if (this.#cached?.matrix) pending.ops.push(op);
+  }
+
+  #generation(): number {
+    // Not `.pluck()`: statements are shared by SQL text, and pluck would stick to the store's own.
+    const row = this.statement("SELECT value FROM meta WHERE key = ?").get(GENERATION_META_KEY) as
+      | { value: string }
+      | undefined;
+    return row === undefined ? 0 : Number(row.value);
+  }
+
+  /**
+   * The vectors in memory, loaded or reloaded when another connection changed them since; undefined
+   * when they exceed the memory budget or the SIMD scan is unavailable on this platform.
+   */
+  #matrix(dims: number): VectorMatrix | undefined {
+    const scan = simdScan();
+    if (this.cacheBytes <= 0 || !scan) return undefined;
+    const db = this.statements.db;
+    const dataVersion = this.statement("PRAGMA data_version").pluck().get() as number;
+    const cached = this.#cached;
+    if (cached?.dataVersion === dataVersion) return cached.matrix;
+    return db.transaction(() => {
+      // Another connection committed something; reload only if it changed vectors.
+      if (cached && cached.generation === this.#generation()) {
+        cached.dataVersion = dataVersion;
+        return cached.matrix;
+      }
+      const generation = this.#generation();
+      const rows = this.statement(`SELECT count(*) FROM ${VEC_TABLE}_rowids`)
+        .pluck()
+        .get() as number;
+      const matrix =
+        rows * dims * 4 <= this.cacheBytes
+          ? loadMatrix(this.statements, VEC_TABLE, dims, scan)
+          : undefined;
+      this.#cached = { matrix, generation, dataVersion };
+      return matrix;
+    })();
   }
 
   count(): number {
@@ -68,7 +192,10 @@ export class VectorIndex {
    * exact scan with `vec_distance_cosine` over the filtered rows.
    */
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
-    if (hasPathPrefix(filter) || k > MAX_KNN_K) return this.scan(query, k, filter);
+    if (hasPathPrefix(filter)) return this.scan(query, k, filter);
+    const matrix = this.#matrix(query.length);
+    if (matrix) return this.fromMatrix(matrix, query, k, filter);
+    if (k > MAX_KNN_K) return this.scan(query, k, filter);
     const blob = vectorToBlob(query);
     // One row more than asked shows whether the k-th row's distance continues past the cut-off.
     for (let fetch = Math.min(MAX_KNN_K, k + 1); ; fetch = Math.min(MAX_KNN_K, fetch * 2)) {
@@ -78,6 +205,28 @@ export class VectorIndex {
       if (complete) return rows.slice(0, k);
       if (fetch >= MAX_KNN_K) return this.scan(query, k, filter);
     }
+  }
+
+  /** k-NN from the in-memory vectors; ties at the cut-off ordered like every other search. */
+  private fromMatrix(
+    matrix: VectorMatrix,
+    query: Float32Array,
+    k: number,
+    filter: SearchFilter | undefined,
+  ): ScoredRow[] {
+    const found = matrix.nearest(query, k, rowFilter(filter));
+    if (!found.length) return [];
+    // Only the k nearest and rows tied with the k-th need their chunk rows.
+    const cut = found[Math.min(k, found.length) - 1]?.distance as number;
+    const hits = found.filter((hit) => hit.distance <= cut);
+    const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
+    const rows = this.statement(
+      `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.rowid IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(hits.map((hit) => hit.rowid))) as ChunkRow[];
+    return rows
+      .map((row) => ({ ...row, distance: distance.get(row.rowid) as number }))
+      .sort((a, b) => a.distance - b.distance || compareRowOrder(a, b))
+      .slice(0, k);
   }
 
   private knn(blob: Buffer, fetch: number, filter: SearchFilter | undefined): ScoredRow[] {
@@ -112,4 +261,11 @@ export class VectorIndex {
   private statement(sql: string) {
     return this.statements.get(sql);
   }
+}
+
+/** The tiers and sources of `filter` as a test on a row's labels. */
+function rowFilter(filter: SearchFilter | undefined): RowFilter {
+  const tiers = filter?.tiers ? new Set<string>(filter.tiers) : undefined;
+  const sources = filter?.sources ? new Set<string>(filter.sources) : undefined;
+  return (tier, source) => (!tiers || tiers.has(tier)) && (!sources || sources.has(source));
 }

@@ -8,6 +8,12 @@ describeStoreConformance("sqlite", {
   reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
 });
 
+// Vectors scanned by sqlite-vec on disk (what an index too large for `vectorMemoryMb` gets).
+describeStoreConformance("sqlite (sqlite-vec scan)", {
+  create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryMb: 0 }),
+  reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryMb: 0 }),
+});
+
 describeStoreConformance("sqlite (keyword-only)", {
   create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectors: false }),
   reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectors: false }),

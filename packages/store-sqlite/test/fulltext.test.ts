@@ -66,3 +66,38 @@ describe("terms FTS5 weighs at zero (in half the rows or more)", () => {
     expect(await store.searchText(["half", "missing"], 5)).toHaveLength(5);
   });
 });
+
+describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
+  // 24 files in three tiers; each tier holds copies of the same two texts, so every score comes
+  // in a tie group of 12 spread over the tiers, and the tie order (path) puts the short tier last.
+  const corpus = () =>
+    ["long", "mid", "short"].flatMap((tier, t) =>
+      Array.from({ length: 8 }, (_, i) =>
+        upsert(
+          `notes/${tier}-${i}.md`,
+          [[1, i < 4 ? ["deploy", "deploy", `pad${t}`] : ["deploy", "x", "y", `pad${t}`]]],
+          { tier: tier as "long" | "mid" | "short" },
+        ),
+      ),
+    );
+  const lines = (hits: Array<{ chunk: { path: string } }>) => hits.map((hit) => hit.chunk.path);
+
+  it("returns what the filter joined in SQL returns: selective filters and ties at the cut-off", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({ upserts: corpus() });
+    for (const tiers of [undefined, ["short"], ["mid", "short"], ["long"], []] as const) {
+      for (const k of [1, 3, 5, 8, 30]) {
+        const filter = tiers ? { tiers: [...tiers] } : {};
+        const optimistic = await store.searchText(["deploy"], k, filter);
+        // A path prefix every chunk has forces the joined query.
+        const joined = await store.searchText(["deploy"], k, { ...filter, pathPrefix: "notes/" });
+        expect(lines(optimistic), `tiers ${tiers?.join(",") ?? "any"}, k ${k}`).toEqual(
+          lines(joined),
+        );
+        expect(optimistic.map((hit) => hit.score)).toEqual(joined.map((hit) => hit.score));
+      }
+    }
+    const short = await store.searchText(["deploy"], 3, { tiers: ["short"] });
+    expect(lines(short)).toEqual(["notes/short-0.md", "notes/short-1.md", "notes/short-2.md"]);
+  });
+});

@@ -1,0 +1,196 @@
+import { join } from "node:path";
+import type { MemoryStore, SearchFilter, StoreBatch } from "@engram/core";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { loadMatrix } from "../src/matrix-load.js";
+import { simdScan } from "../src/simd-scan.js";
+import { StatementCache } from "../src/statements.js";
+import { upsert, useTempStores } from "./helpers.js";
+
+const temp = useTempStores();
+const DIMS = 12;
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * 40 files × 6 chunks over three tiers and two sources, with exact duplicates (ties at every
+ * distance), a zero vector and a few chunks without vectors.
+ */
+function corpus(seed: number): NonNullable<StoreBatch["upserts"]> {
+  const next = random(seed);
+  const tiers = ["long", "mid", "short"] as const;
+  const vector = () => Array.from({ length: DIMS }, () => Math.round((next() * 2 - 1) * 4) / 4);
+  const shared = vector();
+  return Array.from({ length: 40 }, (_, f) =>
+    upsert(
+      `notes/${String(f).padStart(2, "0")}.md`,
+      Array.from({ length: 6 }, (_, c) => {
+        const embedding =
+          f === 3 && c === 0
+            ? new Array(DIMS).fill(0)
+            : c === 5 && f % 7 === 0
+              ? undefined
+              : c === 4
+                ? shared
+                : vector();
+        return [c * 10 + 1, ["t"], embedding] as [number, string[], number[] | undefined];
+      }),
+      { tier: tiers[f % 3], source: f % 5 === 0 ? "sessions" : "memory" },
+    ),
+  );
+}
+
+const FILTERS: Array<SearchFilter | undefined> = [
+  undefined,
+  { tiers: ["long", "mid"] },
+  { tiers: ["short"], sources: ["memory"] },
+  { sources: ["sessions"] },
+  { tiers: [] },
+];
+
+/** Every (query, k, filter) answer: the chunks found (`path:line`) and their scores. */
+async function answers(store: MemoryStore, seed: number): Promise<Answers> {
+  const next = random(seed);
+  const out: Answers = { chunks: [], scores: [] };
+  for (let q = 0; q < 12; q++) {
+    const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+    for (const k of [1, 5, 40]) {
+      for (const filter of FILTERS) {
+        const hits = await store.searchVector(query, k, filter);
+        out.chunks.push(hits.map((h) => `${h.chunk.path}:${h.chunk.startLine}`).join(" "));
+        out.scores.push(...hits.map((h) => h.score));
+      }
+    }
+  }
+  return out;
+}
+
+interface Answers {
+  chunks: string[];
+  scores: number[];
+}
+
+/** Same chunks in the same order; scores equal up to float32 rounding (SIMD sums in another order). */
+function expectSame(actual: Answers, expected: Answers): void {
+  expect(actual.chunks).toEqual(expected.chunks);
+  expect(actual.scores).toHaveLength(expected.scores.length);
+  for (const [i, score] of actual.scores.entries()) {
+    expect(score).toBeCloseTo(expected.scores[i] as number, 5);
+  }
+}
+
+async function openPair() {
+  const dir = await temp.dir();
+  const path = join(dir, "index.sqlite");
+  const memory = await temp.open({ path });
+  await memory.reset({ dims: DIMS });
+  const disk = await temp.open({ path, vectorMemoryMb: 0 });
+  return { memory, disk, path };
+}
+
+describe("vectors searched from memory", () => {
+  it("answers exactly as sqlite-vec does: same chunks, order, ties and scores", async () => {
+    const { memory, disk } = await openPair();
+    await memory.write({ upserts: corpus(1) });
+    const expected = await answers(disk, 7);
+    expectSame(await answers(memory, 7), expected);
+    expect(expected.chunks.some((line) => line.split(" ").length === 40)).toBe(true);
+  });
+
+  it("follows its own writes: added, replaced and deleted vectors", async () => {
+    const { memory, disk } = await openPair();
+    await memory.write({ upserts: corpus(2) });
+    await answers(memory, 3); // loads the vectors into memory
+    const near = Array.from({ length: DIMS }, (_, i) => (i === 0 ? 1 : 0));
+    await memory.write({
+      upserts: [upsert("new.md", [[1, ["t"], near]]), ...corpus(4).slice(0, 10)],
+      deletes: ["notes/20.md", "notes/21.md"],
+    });
+    const top = await memory.searchVector(Float32Array.from(near), 1);
+    expect(top[0]?.chunk.path).toBe("new.md");
+    expectSame(await answers(memory, 5), await answers(disk, 5));
+  });
+
+  it("follows another connection's writes to the same file", async () => {
+    const { memory, disk } = await openPair();
+    await disk.write({ upserts: corpus(3) });
+    const before = await answers(memory, 9);
+    await disk.write({ upserts: corpus(6).slice(0, 15), deletes: ["notes/30.md"] });
+    const after = await answers(memory, 9);
+    expect(after.chunks).not.toEqual(before.chunks);
+    expectSame(after, await answers(disk, 9));
+    await disk.reset({ dims: DIMS });
+    expect(await memory.searchVector(Float32Array.from(new Array(DIMS).fill(1)), 5)).toEqual([]);
+  });
+
+  it("keeps its copy unchanged when a write rolls back", async () => {
+    const { memory, disk } = await openPair();
+    await memory.write({ upserts: corpus(5) });
+    const before = await answers(memory, 11);
+    const wrongDims = upsert("bad.md", [[1, ["t"], [1, 2, 3]]]);
+    await expect(
+      memory.write({
+        upserts: [upsert("ok.md", [[1, ["t"], new Array(DIMS).fill(1)]]), wrongDims],
+      }),
+    ).rejects.toThrow();
+    expect(await answers(memory, 11)).toEqual(before);
+    await memory.write({ deletes: ["notes/00.md"] });
+    expectSame(await answers(memory, 11), await answers(disk, 11));
+  });
+
+  it("scans with sqlite-vec when the vectors exceed the memory budget", async () => {
+    const { disk, path } = await openPair();
+    await disk.write({ upserts: corpus(8) });
+    const tiny = await temp.open({ path, vectorMemoryMb: 0.001 });
+    expect(await answers(tiny, 13)).toEqual(await answers(disk, 13));
+  });
+
+  it("refuses a memory budget that is not a number of megabytes", () => {
+    expect(() => temp.create({ path: ":memory:", vectorMemoryMb: -1 })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", hint: expect.stringContaining("256") }),
+    );
+  });
+
+  it("loads vectors row by row when vec0's storage tables are not as expected", () => {
+    const scan = simdScan();
+    if (!scan) throw new Error("USearch's binary did not load on this platform");
+    const db = new Database(":memory:");
+    // A table with vec0's columns but none of its storage tables: only the slow read can work.
+    db.exec(`
+      CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, tier TEXT, source TEXT);
+      CREATE TABLE plain (rowid INTEGER PRIMARY KEY, embedding BLOB);
+      CREATE TABLE plain_rowids (rowid INTEGER PRIMARY KEY);
+    `);
+    const vectors = [
+      [1, 0],
+      [0, 1],
+      [0.6, 0.8],
+    ];
+    vectors.forEach((vector, i) => {
+      db.prepare("INSERT INTO chunks VALUES (?, ?, 'memory')").run(
+        i + 1,
+        i === 1 ? "short" : "long",
+      );
+      db.prepare("INSERT INTO plain VALUES (?, ?)").run(
+        i + 1,
+        Buffer.from(Float32Array.from(vector).buffer),
+      );
+      db.prepare("INSERT INTO plain_rowids VALUES (?)").run(i + 1);
+    });
+    const matrix = loadMatrix(new StatementCache(db), "plain", 2, scan);
+    expect(matrix.size).toBe(3);
+    const nearest = matrix.nearest(Float32Array.from([0, 1]), 2, (tier) => tier === "long");
+    expect(nearest.map((hit) => hit.rowid)).toEqual([3, 1]);
+    expect(nearest[0]?.distance).toBeCloseTo(0.2, 6);
+    db.close();
+  });
+});
