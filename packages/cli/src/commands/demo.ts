@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
+import { queryTermsOf } from "@engram/core";
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import { DEMO_QUERIES, demoFiles } from "../demo-content.js";
@@ -56,7 +57,7 @@ export function registerDemo(program: Command, io: Io): void {
             io,
             `$ engram search "${query}"${degraded ? "   (keyword search: no embedding provider configured)" : ""}`,
           );
-          const queryTerms = new Set(memory.analyzer.terms(query));
+          const queryTerms = new Set(queryTermsOf(memory.analyzer, query));
           const termsOf = (text: string) => memory.analyzer.terms(text);
           for (const r of results) {
             line(

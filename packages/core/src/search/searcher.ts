@@ -11,7 +11,7 @@ import {
 import { EngramError } from "../errors.js";
 import type { SearchFilter, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
-import type { Analyzer } from "../text/analyzer.js";
+import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
 import {
   compareCandidates,
@@ -70,7 +70,7 @@ export async function search(
     );
   }
   const requested: SearchMode = options.mode ?? "hybrid";
-  const terms = [...new Set(analyzer.terms(query))];
+  const terms = [...new Set(queryTermsOf(analyzer, query))];
   const filter: SearchFilter = {
     tiers: options.tiers ?? config.tiers,
     ...(options.sources ? { sources: options.sources } : {}),

@@ -1,4 +1,5 @@
 import { EngramError } from "../errors.js";
+import { queryTermsOf } from "../text/analyzer.js";
 import { TIERS } from "../tier.js";
 import { withWorkspaceLock } from "../workspace/lock.js";
 import { THREE_TIER_PATHS } from "../workspace/presets.js";
@@ -149,7 +150,7 @@ export async function searchKnowledge(
     tiers: TIERS,
     ...(options.maxResults !== undefined ? { maxResults: options.maxResults * 4 } : {}),
   });
-  const queryTerms = new Set(host.analyzer.terms(query));
+  const queryTerms = new Set(queryTermsOf(host.analyzer, query));
   const files = new Map<string, KnowledgeEntry[]>();
   const best = new Map<string, KnowledgeItem>();
   for (const result of response.results) {

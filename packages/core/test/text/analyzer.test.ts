@@ -260,3 +260,44 @@ describe("English words (the default analyzer)", () => {
     expect(() => createAnalyzer({ english: "lancaster" as "none" })).toThrow(/Unknown English/);
   });
 });
+
+describe("query terms", () => {
+  const analyzer = createAnalyzer();
+
+  it("cut Chinese questions at question words, leaving out the bigrams across them", () => {
+    expect(analyzer.queryTerms?.("由哪两个公司开发")).toEqual([
+      "由",
+      "两",
+      "两个",
+      "个",
+      "个公",
+      "公",
+      "公司",
+      "司",
+      "司开",
+      "开",
+      "开发",
+      "发",
+    ]);
+    // Longest match first: 为什么 goes whole, not 什么 inside it.
+    expect(analyzer.queryTerms?.("他为什么走")).toEqual(["他", "走"]);
+    expect(analyzer.queryTerms?.("锣鼓经是什么？")).toEqual(analyzer.terms("锣鼓经是"));
+  });
+
+  it("leave documents, English and content words alone", () => {
+    expect(analyzer.terms("谁知道")).toEqual(["谁", "谁知", "知", "知道", "道"]);
+    expect(analyzer.queryTerms?.("几何学")).toEqual(analyzer.terms("几何学"));
+    expect(analyzer.queryTerms?.("deploy the index?")).toEqual(analyzer.terms("deploy the index?"));
+    expect(analyzer.queryTerms?.("多少钱")).toEqual(["钱"]);
+  });
+
+  it("fall back to every term when a query is nothing but question words", () => {
+    expect(analyzer.queryTerms?.("什么？谁")).toEqual(analyzer.terms("什么？谁"));
+  });
+
+  it("apply in words mode too", () => {
+    const words = createAnalyzer({ cjk: "words" });
+    expect(words.queryTerms?.("用户喜欢什么")).not.toContain("什么");
+    expect(words.queryTerms?.("用户喜欢什么")).toContain("用户");
+  });
+});
