@@ -10,13 +10,16 @@ import {
  * the one place that knows every driver.
  */
 const STORES: Record<string, (options: Record<string, unknown>) => Promise<StoreFactory>> = {
-  // path and vectorMemoryMb from store.options (the store checks the value).
+  // path, vectorMemoryMb and vectorMemoryAfterSearches from store.options (the store checks them).
   sqlite: async (options) => {
     const { sqliteStore } = await import("@engram/store-sqlite");
-    const { path, vectorMemoryMb } = options;
+    const { path, vectorMemoryMb, vectorMemoryAfterSearches } = options;
     return sqliteStore({
       ...(typeof path === "string" ? { path } : {}),
       ...(vectorMemoryMb !== undefined ? { vectorMemoryMb: vectorMemoryMb as number } : {}),
+      ...(vectorMemoryAfterSearches !== undefined
+        ? { vectorMemoryAfterSearches: vectorMemoryAfterSearches as number }
+        : {}),
     });
   },
   // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.

@@ -33,6 +33,9 @@ export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFacto
     if (options.vectors !== undefined) storeOptions.vectors = options.vectors;
     if (options.busyTimeoutMs !== undefined) storeOptions.busyTimeoutMs = options.busyTimeoutMs;
     if (options.vectorMemoryMb !== undefined) storeOptions.vectorMemoryMb = options.vectorMemoryMb;
+    if (options.vectorMemoryAfterSearches !== undefined) {
+      storeOptions.vectorMemoryAfterSearches = options.vectorMemoryAfterSearches;
+    }
     return createSqliteStore(storeOptions);
   };
 }

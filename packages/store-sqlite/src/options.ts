@@ -11,12 +11,19 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /**
    * Memory for a copy of the vectors that searches scan with SIMD (USearch's exact search), in MB
-   * (default 256, enough for ~170k 384-dimension vectors). The copy is loaded on the first vector
-   * search and kept in step with writes, including other processes'. An index whose vectors need
+   * (default 256, enough for ~170k 384-dimension vectors). The copy is loaded when a connection
+   * searches vectors (after {@link vectorMemoryAfterSearches}) and kept in step with writes,
+   * including other processes'. An index whose vectors need
    * more is scanned by sqlite-vec on disk instead (~4× slower, no extra memory); 0 always does.
    * Results are the same either way.
    */
   vectorMemoryMb?: number;
+  /**
+   * Vector searches a connection answers with sqlite-vec before it loads the in-memory copy
+   * (default 1, so a one-shot process such as `engram search` never pays for loading; 0 loads on
+   * the first search, for a long-lived server that wants its first answer fast too).
+   */
+  vectorMemoryAfterSearches?: number;
 }
 
 /** Options of {@link sqliteStore}, the factory core uses. */
@@ -29,6 +36,8 @@ export interface SqliteStoreFactoryOptions {
   busyTimeoutMs?: number;
   /** See {@link SqliteStoreOptions.vectorMemoryMb}. */
   vectorMemoryMb?: number;
+  /** See {@link SqliteStoreOptions.vectorMemoryAfterSearches}. */
+  vectorMemoryAfterSearches?: number;
 }
 
 /** File name of the index inside the workspace's index folder. */

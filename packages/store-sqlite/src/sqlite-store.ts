@@ -77,6 +77,7 @@ export class SqliteStore implements MemoryStore {
   private readonly vectorsEnabled: boolean;
   private readonly busyTimeoutMs: number;
   private readonly vectorMemoryBytes: number;
+  private readonly vectorMemoryAfter: number;
   private open: Open | undefined;
   private closed = false;
 
@@ -93,6 +94,15 @@ export class SqliteStore implements MemoryStore {
       );
     }
     this.vectorMemoryBytes = vectorMemoryMb * 2 ** 20;
+    const after = options.vectorMemoryAfterSearches ?? 1;
+    if (!(Number.isInteger(after) && after >= 0)) {
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `vectorMemoryAfterSearches must be a whole number ≥ 0, got ${String(after)}.`,
+        { hint: "For example 1 (the default), or 0 to load the vectors on the first search." },
+      );
+    }
+    this.vectorMemoryAfter = after;
     this.capabilities = {
       vector: this.vectorsEnabled,
       fulltext: true,
@@ -118,7 +128,9 @@ export class SqliteStore implements MemoryStore {
       const open: Open = {
         sql,
         text: new FullTextIndex(sql),
-        vectors: this.vectorsEnabled ? new VectorIndex(sql, this.vectorMemoryBytes) : null,
+        vectors: this.vectorsEnabled
+          ? new VectorIndex(sql, this.vectorMemoryBytes, this.vectorMemoryAfter)
+          : null,
       };
       this.checkVectorSpace(open);
       this.open = open;

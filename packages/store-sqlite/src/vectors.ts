@@ -46,14 +46,17 @@ interface Pending {
 export class VectorIndex {
   #cached: Cached | undefined;
   #pending: Pending | undefined;
+  #searches = 0;
 
   /**
    * @param cacheBytes Largest vector data (rows × dims × 4 bytes) searched from memory; larger
    *   tables, or 0, are scanned by sqlite-vec instead.
+   * @param loadAfter Searches answered by sqlite-vec before the in-memory copy is loaded.
    */
   constructor(
     private readonly statements: StatementCache,
     private readonly cacheBytes: number,
+    private readonly loadAfter = 1,
   ) {}
 
   exists(): boolean {
@@ -193,7 +196,9 @@ export class VectorIndex {
    */
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
     if (hasPathPrefix(filter)) return this.scan(query, k, filter);
-    const matrix = this.#matrix(query.length);
+    // By default the first search of a connection asks vec0: a one-shot process (`engram search`)
+    // would pay more for loading the copy (~60 ms per 10k vectors) than it could save.
+    const matrix = this.#searches++ >= this.loadAfter ? this.#matrix(query.length) : undefined;
     if (matrix) return this.fromMatrix(matrix, query, k, filter);
     if (k > MAX_KNN_K) return this.scan(query, k, filter);
     const blob = vectorToBlob(query);

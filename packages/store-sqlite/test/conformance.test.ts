@@ -3,9 +3,12 @@ import { join } from "node:path";
 import { describeStoreConformance } from "@engram/core/testing";
 import { createSqliteStore } from "../src/index.js";
 
+// Vectors searched from the in-memory copy from the first search on.
 describeStoreConformance("sqlite", {
-  create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
-  reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
+  create: async (dir) =>
+    createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryAfterSearches: 0 }),
+  reopen: async (dir) =>
+    createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryAfterSearches: 0 }),
 });
 
 // Vectors scanned by sqlite-vec on disk (what an index too large for `vectorMemoryMb` gets).
@@ -20,5 +23,5 @@ describeStoreConformance("sqlite (keyword-only)", {
 });
 
 describeStoreConformance("sqlite (in memory)", {
-  create: async () => createSqliteStore({ path: ":memory:" }),
+  create: async () => createSqliteStore({ path: ":memory:", vectorMemoryAfterSearches: 0 }),
 });

@@ -91,7 +91,7 @@ function expectSame(actual: Answers, expected: Answers): void {
 async function openPair() {
   const dir = await temp.dir();
   const path = join(dir, "index.sqlite");
-  const memory = await temp.open({ path });
+  const memory = await temp.open({ path, vectorMemoryAfterSearches: 0 });
   await memory.reset({ dims: DIMS });
   const disk = await temp.open({ path, vectorMemoryMb: 0 });
   return { memory, disk, path };
@@ -99,11 +99,14 @@ async function openPair() {
 
 describe("vectors searched from memory", () => {
   it("answers exactly as sqlite-vec does: same chunks, order, ties and scores", async () => {
-    const { memory, disk } = await openPair();
+    const { memory, disk, path } = await openPair();
     await memory.write({ upserts: corpus(1) });
     const expected = await answers(disk, 7);
     expectSame(await answers(memory, 7), expected);
     expect(expected.chunks.some((line) => line.split(" ").length === 40)).toBe(true);
+    // Defaults: the first search asks sqlite-vec, the later ones the copy; all answer alike.
+    const defaults = await temp.open({ path });
+    expectSame(await answers(defaults, 7), expected);
   });
 
   it("follows its own writes: added, replaced and deleted vectors", async () => {
@@ -150,13 +153,19 @@ describe("vectors searched from memory", () => {
   it("scans with sqlite-vec when the vectors exceed the memory budget", async () => {
     const { disk, path } = await openPair();
     await disk.write({ upserts: corpus(8) });
-    const tiny = await temp.open({ path, vectorMemoryMb: 0.001 });
+    const tiny = await temp.open({ path, vectorMemoryMb: 0.001, vectorMemoryAfterSearches: 0 });
     expect(await answers(tiny, 13)).toEqual(await answers(disk, 13));
   });
 
-  it("refuses a memory budget that is not a number of megabytes", () => {
+  it("refuses a memory budget or warm-up that is not a sensible number", () => {
     expect(() => temp.create({ path: ":memory:", vectorMemoryMb: -1 })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT", hint: expect.stringContaining("256") }),
+    );
+    expect(() => temp.create({ path: ":memory:", vectorMemoryAfterSearches: 1.5 })).toThrow(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        message: expect.stringContaining("1.5"),
+      }),
     );
   });
 

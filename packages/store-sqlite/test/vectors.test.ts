@@ -12,7 +12,11 @@ describe.each([
   { scan: "sqlite-vec", vectorMemoryMb: 0 },
 ])("vector search beyond vec0's KNN limits ($scan)", ({ vectorMemoryMb }) => {
   it("a k above vec0's limit scans exactly", async () => {
-    const store = await temp.open({ path: ":memory:", vectorMemoryMb });
+    const store = await temp.open({
+      path: ":memory:",
+      vectorMemoryMb,
+      vectorMemoryAfterSearches: 0,
+    });
     await store.reset({ dims: 2 });
     await store.write({
       upserts: [
@@ -31,7 +35,11 @@ describe.each([
   });
 
   it("a tie group larger than vec0's limit still comes back in path, line order", async () => {
-    const store = await temp.open({ path: ":memory:", vectorMemoryMb });
+    const store = await temp.open({
+      path: ":memory:",
+      vectorMemoryMb,
+      vectorMemoryAfterSearches: 0,
+    });
     await store.reset({ dims: 2 });
     const count = MAX_KNN_K + 100;
     const chunks = Array.from(
@@ -46,7 +54,11 @@ describe.each([
   });
 
   it("a zero query vector has no cosine similarity and finds nothing", async () => {
-    const store = await temp.open({ path: ":memory:", vectorMemoryMb });
+    const store = await temp.open({
+      path: ":memory:",
+      vectorMemoryMb,
+      vectorMemoryAfterSearches: 0,
+    });
     await store.reset({ dims: 2 });
     await store.write({ upserts: [upsert("a.md", [[1, ["t"], [1, 0]]])] });
     expect(await store.searchVector(Float32Array.from([0, 0]), 5)).toEqual([]);
@@ -54,7 +66,11 @@ describe.each([
   });
 
   it("reads embeddings from any Float32Array view", async () => {
-    const store = await temp.open({ path: ":memory:", vectorMemoryMb });
+    const store = await temp.open({
+      path: ":memory:",
+      vectorMemoryMb,
+      vectorMemoryAfterSearches: 0,
+    });
     await store.reset({ dims: 2 });
     const backing = new Float32Array([9, 9, 1, 0, 9]);
     const view = backing.subarray(2, 4);
