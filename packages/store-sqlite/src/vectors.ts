@@ -104,18 +104,21 @@ export class VectorIndex {
     this.#pending = undefined;
     const cached = this.#cached;
     if (!pending || !cached) return;
-    if (pending.reset || cached.generation !== pending.before || !cached.matrix) {
+    const { matrix } = cached;
+    if (pending.reset || cached.generation !== pending.before || !matrix) {
       this.#cached = undefined;
       return;
     }
     for (const { rowid, vector, tier, source } of pending.ops) {
       if (vector && tier !== undefined && source !== undefined) {
-        cached.matrix.set(rowid, vector, tier, source);
+        matrix.set(rowid, vector, tier, source);
       } else {
-        cached.matrix.remove(rowid);
+        matrix.remove(rowid);
       }
     }
-    cached.generation = pending.before + 1;
+    // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
+    if (matrix.size * matrix.dims * 4 > this.cacheBytes) this.#cached = undefined;
+    else cached.generation = pending.before + 1;
   }
 
   /** Call after the write transaction rolled back: its changes never happened. */
@@ -162,11 +165,11 @@ export class VectorIndex {
     if (cached?.dataVersion === dataVersion) return cached.matrix;
     return db.transaction(() => {
       // Another connection committed something; reload only if it changed vectors.
-      if (cached && cached.generation === this.#generation()) {
+      const generation = this.#generation();
+      if (cached?.generation === generation) {
         cached.dataVersion = dataVersion;
         return cached.matrix;
       }
-      const generation = this.#generation();
       const rows = this.statement(`SELECT count(*) FROM ${VEC_TABLE}_rowids`)
         .pluck()
         .get() as number;
