@@ -11,6 +11,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChunkRecord, FileRecord } from "@engram/core";
+import { seededRandom } from "@engram/core/testing";
 import winkBm25 from "wink-bm25-text-search";
 import { BM25_PARAMS, idf, termWeight, WEIGHT_PRECISION } from "../src/bm25.js";
 import { createMemoryStore } from "../src/index.js";
@@ -24,18 +25,7 @@ const DIMS = 384;
 const RUNS = Number(process.argv[2] ?? 7);
 const QUERIES = 50;
 
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rand = random(42);
+const rand = seededRandom(42);
 // Zipf(1) over the vocabulary via its cumulative weights.
 const cumulative: number[] = [];
 let total = 0;

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { MemoryStore, SearchFilter, StoreBatch } from "@engram/core";
+import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { loadMatrix } from "../src/matrix-load.js";
@@ -10,23 +11,12 @@ import { upsert, useTempStores } from "./helpers.js";
 const temp = useTempStores();
 const DIMS = 12;
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * 40 files × 6 chunks over three tiers and two sources, with exact duplicates (ties at every
  * distance), a zero vector and a few chunks without vectors.
  */
 function corpus(seed: number): NonNullable<StoreBatch["upserts"]> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const tiers = ["long", "mid", "short"] as const;
   const vector = () => Array.from({ length: DIMS }, () => Math.round((next() * 2 - 1) * 4) / 4);
   const shared = vector();
@@ -59,7 +49,7 @@ const FILTERS: Array<SearchFilter | undefined> = [
 
 /** Every (query, k, filter) answer: the chunks found (`path:line`) and their scores. */
 async function answers(store: MemoryStore, seed: number): Promise<Answers> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const out: Answers = { chunks: [], scores: [] };
   for (let q = 0; q < 12; q++) {
     const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);

@@ -1,6 +1,6 @@
 /**
  * Test utilities for engram drivers and integrations: the store conformance kit (run it from your
- * own driver's tests) and a deterministic embedder.
+ * own driver's tests), a deterministic embedder and a seeded random source.
  */
 export { describeStoreConformance, type StoreConformanceFactory } from "./conformance.js";
 export { createHashingEmbedder, type HashingEmbedder } from "./hashing-embedder.js";
@@ -10,4 +10,5 @@ export {
   type TextParityTolerance,
 } from "./parity.js";
 export { notes as parityNotes, PARITY_QUERIES } from "./parity-notes.js";
+export { seededRandom } from "./random.js";
 export { storeUpsert } from "./store-upsert.js";
