@@ -6,7 +6,7 @@ export interface ScanResult {
   distances: Float32Array;
 }
 
-/** Exact k-nearest rows of a row-major float32 matrix by cosine distance, or undefined. */
+/** The exact `count` nearest rows of a row-major float32 matrix by cosine distance. */
 export type SimdScan = (
   matrix: Float32Array,
   query: Float32Array,
@@ -14,13 +14,12 @@ export type SimdScan = (
   count: number,
 ) => ScanResult;
 
-let loaded: { scan: SimdScan | undefined; reason?: string } | undefined;
+let loaded: { scan: SimdScan | undefined } | undefined;
 
 /**
  * USearch's exact (brute-force) search, which compares vectors with SIMD kernels: ~4× faster than
- * sqlite-vec's scalar loop over the same 10k × 384 floats. Loaded on first use; undefined (with
- * {@link simdScanUnavailable} saying why) on a platform without its prebuilt binary, where the
- * store keeps scanning with sqlite-vec.
+ * sqlite-vec's scalar loop over the same 10k × 384 floats. Loaded on first use; undefined on a
+ * platform without its prebuilt binary, where the store keeps scanning with sqlite-vec.
  *
  * Loaded through `require`: the package's ESM build cannot locate its native binary.
  */
@@ -42,16 +41,11 @@ export function simdScan(): SimdScan | undefined {
           return { positions: found.keys as BigUint64Array, distances: found.distances };
         },
       };
-    } catch (error) {
-      loaded = { scan: undefined, reason: (error as Error).message };
+    } catch {
+      loaded = { scan: undefined };
     }
   }
   return loaded.scan;
-}
-
-/** Why {@link simdScan} is unavailable (undefined when it loaded or was never tried). */
-export function simdScanUnavailable(): string | undefined {
-  return loaded?.reason;
 }
 
 /** USearch reads a typed array from the start of its buffer (it ignores `byteOffset`): copy views. */
