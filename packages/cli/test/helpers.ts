@@ -1,4 +1,5 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessByStdio, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -79,6 +80,21 @@ export async function eventually<T>(
 export interface WatchChild {
   child: ChildProcessByStdio<null, Readable, Readable>;
   events: Record<string, unknown>[];
+}
+
+/**
+ * Stop `child` with `signal` and wait until it has exited, so that nothing is still writing into
+ * the workspace when a test removes it (a watcher finishing its shutdown made `rm` fail with
+ * ENOTEMPTY).
+ */
+export async function stopChild(
+  child: ChildProcess | undefined,
+  signal: NodeJS.Signals = "SIGTERM",
+): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill(signal);
+  await exited;
 }
 
 /**

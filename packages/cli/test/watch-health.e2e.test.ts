@@ -3,7 +3,15 @@ import { appendFile, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { engram, eventually, removeDir, startWatchJson, tempDir, writeFiles } from "./helpers.js";
+import {
+  engram,
+  eventually,
+  removeDir,
+  startWatchJson,
+  stopChild,
+  tempDir,
+  writeFiles,
+} from "./helpers.js";
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
 
@@ -36,7 +44,7 @@ describe("engram watch: health and recovery", () => {
     await writeFiles(ws, { "memory/notes/first.md": "# First\n\nan okapi was seen\n" });
   });
   afterEach(async () => {
-    child?.kill("SIGKILL");
+    await stopChild(child, "SIGKILL");
     child = undefined;
     await removeDir(parent);
   });

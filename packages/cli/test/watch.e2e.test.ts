@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import { createMemory, type Memory } from "@engram/core";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BIN, engram, eventually, removeDir, tempDir, writeFiles } from "./helpers.js";
+import { BIN, engram, eventually, removeDir, stopChild, tempDir, writeFiles } from "./helpers.js";
 
 describe("engram watch", () => {
   let ws: string;
@@ -15,7 +15,7 @@ describe("engram watch", () => {
     ws = await tempDir();
   });
   afterEach(async () => {
-    watcher?.kill("SIGTERM");
+    await stopChild(watcher);
     await reader?.close();
     await removeDir(ws);
   });

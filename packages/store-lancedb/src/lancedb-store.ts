@@ -13,6 +13,8 @@ import {
   type StoredChunk,
   type StoreHit,
   type StoreStats,
+  storeClosedError,
+  storeNotInitialisedError,
 } from "@engram/core";
 import { type Connection, connect, type Table } from "@lancedb/lancedb";
 import { LanceDbEmbeddingCache } from "./embedding-cache.js";
@@ -457,22 +459,14 @@ export class LanceDbStore implements MemoryStore {
   #use(action: string): Open {
     this.#assertNotClosed();
     if (!this.#open) {
-      throw new EngramError(
-        "STORE_FAILED",
-        `Cannot ${action}: the LanceDB store is not initialised.`,
-        {
-          hint: "Await store.init() before using the store.",
-        },
-      );
+      throw storeNotInitialisedError("LanceDB store", action);
     }
     return this.#open;
   }
 
   #assertNotClosed(): void {
     if (this.#closed) {
-      throw new EngramError("CLOSED", `The LanceDB store at ${this.location.uri} is closed.`, {
-        hint: "Open a new store; a closed one cannot be reused.",
-      });
+      throw storeClosedError(`LanceDB store at ${this.location.uri}`);
     }
   }
 }

@@ -5,20 +5,6 @@ export function deleteSnapshotHint(path: string): string {
   return `Delete ${path} and run \`engram sync\`; the snapshot is only a cache of your Markdown files and is rebuilt from them.`;
 }
 
-/** A method was called after `close()`. */
-export function closedError(where: string): EngramError {
-  return new EngramError("CLOSED", `The memory store${where} is closed.`, {
-    hint: "Open a new store; a closed one cannot be reused.",
-  });
-}
-
-/** A method was called before `init()` finished. */
-export function notInitialisedError(action: string): EngramError {
-  return new EngramError("STORE_FAILED", `Cannot ${action}: the memory store is not initialised.`, {
-    hint: "Await store.init() before using the store.",
-  });
-}
-
 /** The snapshot file exists but does not hold a snapshot this version can load. */
 export function snapshotDamagedError(path: string, problem: string, cause?: unknown): EngramError {
   return new EngramError(

@@ -13,11 +13,13 @@ import {
   type StoredChunk,
   type StoreHit,
   type StoreStats,
+  storeClosedError,
+  storeNotInitialisedError,
 } from "@engram/core";
 import { copyChunk } from "./chunk-entry.js";
 import { ChunkTable } from "./chunk-table.js";
 import { MemoryEmbeddingCache } from "./embedding-cache.js";
-import { closedError, notInitialisedError, snapshotUnwritableError } from "./errors.js";
+import { snapshotUnwritableError } from "./errors.js";
 import { checkOptions, type MemoryStoreOptions } from "./options.js";
 import { readSnapshot, writeLinesAtomically } from "./snapshot-file.js";
 import { type DecodedState, encodeSnapshot, type StoreState } from "./snapshot-format.js";
@@ -81,7 +83,7 @@ export class InMemoryStore implements MemoryStore {
 
   /** Load the snapshot (when configured and present) and start the periodic saves. Idempotent. */
   async init(): Promise<void> {
-    if (this.#phase === "closed") throw closedError(this.#where());
+    if (this.#phase === "closed") throw storeClosedError(`memory store${this.#where()}`);
     if (this.#phase === "open") return;
     this.#opening ??= this.#open().finally(() => {
       this.#opening = undefined;
@@ -193,7 +195,7 @@ export class InMemoryStore implements MemoryStore {
   async #open(): Promise<void> {
     const state =
       this.snapshotPath === undefined ? undefined : await readSnapshot(this.snapshotPath);
-    if (this.#phase === "closed") throw closedError(this.#where());
+    if (this.#phase === "closed") throw storeClosedError(`memory store${this.#where()}`);
     if (state) this.#restore(state);
     this.#savedVersion = this.#version;
     this.#phase = "open";
@@ -269,8 +271,8 @@ export class InMemoryStore implements MemoryStore {
   /** Throw unless the store is open. */
   #use(action: string): void {
     if (this.#phase === "open") return;
-    if (this.#phase === "closed") throw closedError(this.#where());
-    throw notInitialisedError(action);
+    if (this.#phase === "closed") throw storeClosedError(`memory store${this.#where()}`);
+    throw storeNotInitialisedError("memory store", action);
   }
 
   #where(): string {

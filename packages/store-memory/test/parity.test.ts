@@ -1,3 +1,5 @@
+// The assertions live in the parity kit (`describeStoreParity`, @engram/core/testing): this file
+// only runs it.
 import { join } from "node:path";
 import { describeStoreParity } from "@engram/core/testing";
 import { createSqliteStore } from "@engram/store-sqlite";

@@ -14,6 +14,8 @@ import {
   type StoredChunk,
   type StoreHit,
   type StoreStats,
+  storeClosedError,
+  storeNotInitialisedError,
 } from "@engram/core";
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { type Caller, createCollection, dropCollection, ensureCollection } from "./collections.js";
@@ -455,23 +457,15 @@ export class QdrantStore implements MemoryStore {
   #use(action: string): QdrantClient {
     this.#assertNotClosed();
     if (!this.#ready && !this.#initialising) {
-      throw new EngramError(
-        "STORE_FAILED",
-        `Cannot ${action}: the Qdrant store is not initialised.`,
-        {
-          hint: "Await store.init() before using the store.",
-        },
-      );
+      throw storeNotInitialisedError("Qdrant store", action);
     }
     return this.#client;
   }
 
   #assertNotClosed(): void {
     if (this.#closed) {
-      throw new EngramError(
-        "CLOSED",
-        `The Qdrant store for collection ${this.collection} at ${this.#options.url} is closed.`,
-        { hint: "Open a new store; a closed one cannot be reused." },
+      throw storeClosedError(
+        `Qdrant store for collection ${this.collection} at ${this.#options.url}`,
       );
     }
   }

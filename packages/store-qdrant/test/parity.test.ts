@@ -1,4 +1,5 @@
-// Qdrant must rank like SQLite on the same chunks (the kit's parity suite), when QDRANT_URL is set.
+// Qdrant must rank like SQLite on the same chunks, when QDRANT_URL is set. The assertions live in
+// the parity kit (`describeStoreParity`, @engram/core/testing): this file only runs it.
 import { join } from "node:path";
 import { describeStoreParity } from "@engram/core/testing";
 import { createSqliteStore } from "@engram/store-sqlite";

@@ -15,6 +15,8 @@ import {
   type StoredChunk,
   type StoreHit,
   type StoreStats,
+  storeClosedError,
+  storeNotInitialisedError,
 } from "@engram/core";
 import { isInMemory, openConnection } from "./connection.js";
 import { SqliteEmbeddingCache } from "./embedding-cache.js";
@@ -309,13 +311,7 @@ export class SqliteStore implements MemoryStore {
     this.assertNotClosed();
     const open = this.open;
     if (!open) {
-      throw new EngramError(
-        "STORE_FAILED",
-        `Cannot ${action}: the SQLite store is not initialised.`,
-        {
-          hint: "Await store.init() before using the store.",
-        },
-      );
+      throw storeNotInitialisedError("SQLite store", action);
     }
     try {
       return fn(open);
@@ -326,9 +322,7 @@ export class SqliteStore implements MemoryStore {
 
   private assertNotClosed(): void {
     if (this.closed) {
-      throw new EngramError("CLOSED", `The SQLite store ${this.path} is closed.`, {
-        hint: "Open a new store; a closed one cannot be reused.",
-      });
+      throw storeClosedError(`SQLite store ${this.path}`);
     }
   }
 

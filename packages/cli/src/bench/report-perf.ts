@@ -1,4 +1,4 @@
-import type { PerfReport } from "./perf.js";
+import type { PerfReport, PerfResult } from "./perf.js";
 import type { Latency } from "./perf-measure.js";
 
 /** The Markdown page of a `engram bench perf` report: indexing and search tables, issue targets. */
@@ -24,7 +24,7 @@ export function perfMarkdown(report: PerfReport): string {
     lines.push(
       row([
         r.store,
-        count(k?.chunks ?? v?.chunks ?? r.targetChunks),
+        chunksOf(r),
         k ? count(k.files) : "–",
         k ? `${rate(k.coldSync.chunksPerSecond)} chunks/s (${secs(k.coldSync.medianMs)})` : "–",
         k ? `×${(k.coldSync.medianMs / k.readHashFloorMs).toFixed(1)}` : "–",
@@ -53,7 +53,7 @@ export function perfMarkdown(report: PerfReport): string {
     lines.push(
       row([
         r.store,
-        count(r.keyword?.chunks ?? r.vector?.chunks ?? r.targetChunks),
+        chunksOf(r),
         lat(k?.keyword),
         lat(v?.vector),
         lat(v?.hybridWeighted),
@@ -80,7 +80,7 @@ export function perfMarkdown(report: PerfReport): string {
     lines.push(
       row([
         r.store,
-        count(k?.chunks ?? v?.chunks ?? r.targetChunks),
+        chunksOf(r),
         k ? `${rate(k.coldSync.chunksPerCpuSecond)} chunks/s` : "–",
         v ? `${rate(v.coldSync.chunksPerCpuSecond)} chunks/s` : "–",
         k ? `${rate(k.resync.filesPerCpuSecond)} files/s` : "–",
@@ -188,6 +188,11 @@ function runsText(report: PerfReport): string {
   const distinct = new Set(bySize.values());
   if (distinct.size <= 1) return runs([...distinct][0] ?? report.settings.runs);
   return [...bySize].map(([size, n]) => `${runs(n)} at ${count(size)} chunks`).join(", ");
+}
+
+/** The chunk count a result measured (the target when neither phase ran), formatted. */
+function chunksOf(r: PerfResult): string {
+  return count(r.keyword?.chunks ?? r.vector?.chunks ?? r.targetChunks);
 }
 
 function row(cells: string[]): string {

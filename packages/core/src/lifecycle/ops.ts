@@ -73,14 +73,13 @@ export async function promoteToMidTerm(
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
   assertId("project", projectId);
-  const folder = `${THREE_TIER_PATHS.projectsDir}/${projectId}`;
   return withLifecycleLock(host, async () => {
     await recoverJournal(host);
-    if ((await entryKind(workspacePath(host.workspace, folder))) !== "dir") {
-      throw new EngramError("FILE_NOT_FOUND", `no mid-term project ${projectId} (${folder})`, {
-        hint: "create it first (updateProject), or check the id",
-      });
-    }
+    const folder = await projectFolder(
+      host,
+      projectId,
+      "create it first (updateProject), or check the id",
+    );
     let text: string;
     let from: string;
     if ("sessionId" in source) {
@@ -151,14 +150,13 @@ export async function promoteToLongTerm(
   options: ApplyOptions & { to?: string; summarise?: Summariser } = {},
 ): Promise<LongTermPromotion> {
   assertId("project", projectId);
-  const folder = `${THREE_TIER_PATHS.projectsDir}/${projectId}`;
   return withLifecycleLock(host, async () => {
     await recoverJournal(host);
-    if ((await entryKind(workspacePath(host.workspace, folder))) !== "dir") {
-      throw new EngramError("FILE_NOT_FOUND", `no mid-term project ${projectId} (${folder})`, {
-        hint: "check the id; archived projects are under memory/archive/projects/",
-      });
-    }
+    const folder = await projectFolder(
+      host,
+      projectId,
+      "check the id; archived projects are under memory/archive/projects/",
+    );
     const now = hostNow(host, options);
     const notesRaw = await readFile(
       workspacePath(host.workspace, `${folder}/notes.md`),
@@ -256,4 +254,19 @@ function appendEntryText(existing: string, stamp: string, body: string): string 
         ? `${existing}\n`
         : `${existing}\n\n`;
   return `${base}## ${stamp}\n\n${body.trim()}\n\n`;
+}
+
+/** A mid-term project's folder (workspace-relative), after checking it exists. */
+async function projectFolder(
+  host: LifecycleHost,
+  projectId: string,
+  hint: string,
+): Promise<string> {
+  const folder = `${THREE_TIER_PATHS.projectsDir}/${projectId}`;
+  if ((await entryKind(workspacePath(host.workspace, folder))) !== "dir") {
+    throw new EngramError("FILE_NOT_FOUND", `no mid-term project ${projectId} (${folder})`, {
+      hint,
+    });
+  }
+  return folder;
 }

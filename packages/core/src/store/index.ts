@@ -1,5 +1,6 @@
 export { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
 export { type ChunkLocation, compareChunkOrder } from "./order.js";
 export type * from "./records.js";
+export { storeClosedError, storeNotInitialisedError } from "./state-errors.js";
 export type * from "./store.js";
 export { completeTopK } from "./top-k.js";

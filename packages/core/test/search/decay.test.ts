@@ -1,26 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { applyTemporalDecay, dateOfPath, decayFactor } from "../../src/search/decay.js";
-import type { Candidate } from "../../src/search/types.js";
+import { candidate } from "./candidate.js";
 
 const now = new Date(2026, 2, 31, 12, 0); // 31 March 2026, noon (local)
-
-function candidate(path: string, score: number): Candidate {
-  return {
-    chunk: {
-      id: path,
-      path,
-      source: "memory",
-      tier: "short",
-      startLine: 1,
-      endLine: 1,
-      headings: [],
-      text: "x",
-      hash: path,
-    },
-    score,
-    scores: { text: score },
-  };
-}
 
 describe("dateOfPath", () => {
   it("reads the day of daily logs, also archived ones", () => {

@@ -1,28 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { jaccard, mmrByTerms, mmrSelect } from "../../src/search/mmr.js";
-import type { Candidate } from "../../src/search/types.js";
 import { createAnalyzer } from "../../src/text/analyzer.js";
+import { candidate } from "./candidate.js";
 
 const analyzer = createAnalyzer();
 const termsOf = (t: string) => analyzer.terms(t);
-
-function candidate(path: string, text: string, score: number): Candidate {
-  return {
-    chunk: {
-      id: path,
-      path,
-      source: "memory",
-      tier: "short",
-      startLine: 1,
-      endLine: 1,
-      headings: [],
-      text,
-      hash: path,
-    },
-    score,
-    scores: { text: score },
-  };
-}
 
 describe("jaccard", () => {
   it("is shared over all terms, 0 for two empty sets", () => {
@@ -33,9 +15,9 @@ describe("jaccard", () => {
 });
 
 describe("mmrSelect", () => {
-  const a = candidate("a.md", "deploy rollback plan for the api", 1);
-  const aCopy = candidate("b.md", "deploy rollback plan for the api gateway", 0.95);
-  const other = candidate("c.md", "rollback drill notes from friday", 0.8);
+  const a = candidate("a.md", 1, "deploy rollback plan for the api");
+  const aCopy = candidate("b.md", 0.95, "deploy rollback plan for the api gateway");
+  const other = candidate("c.md", 0.8, "rollback drill notes from friday");
 
   it("lets a near-copy of a better result give way to one that adds something", () => {
     const picked = mmrByTerms([a, aCopy, other], 2, 0.7, termsOf);
@@ -52,9 +34,9 @@ describe("mmrSelect", () => {
   });
 
   it("compares Chinese text by its analysed terms", () => {
-    const zh1 = candidate("1.md", "明天上线新版本的回滚方案", 1);
-    const zh2 = candidate("2.md", "明天上线新版本的回滚方案已确认", 0.9);
-    const zh3 = candidate("3.md", "数据库备份每周五执行", 0.7);
+    const zh1 = candidate("1.md", 1, "明天上线新版本的回滚方案");
+    const zh2 = candidate("2.md", 0.9, "明天上线新版本的回滚方案已确认");
+    const zh3 = candidate("3.md", 0.7, "数据库备份每周五执行");
     expect(mmrByTerms([zh1, zh2, zh3], 2, 0.7, termsOf).map((c) => c.chunk.path)).toEqual([
       "1.md",
       "3.md",
