@@ -89,24 +89,33 @@ export async function search(
     );
   }
 
-  let degradedReason: string | undefined;
-  let vectorHits: StoreHit[] = [];
-  if (requested !== "keyword" && !vectorUnavailable && embedder && query.trim() !== "") {
-    try {
-      const vector = await embedder.embedQuery(query, options.signal);
-      vectorHits = await store.searchVector(vector, pool, filter);
-    } catch (error) {
-      if (requested === "vector") throw error;
-      degradedReason = `embedding the query failed: ${(error as Error).message}`;
-    }
-  } else if (requested === "hybrid" && vectorUnavailable) {
-    degradedReason = vectorUnavailable;
-  }
+  // The query embedding (a provider round trip) and the vector search run while the keyword
+  // search does, so hybrid latency is the slower of the two sides rather than their sum.
+  const vectorSide =
+    requested !== "keyword" && !vectorUnavailable && embedder && query.trim() !== ""
+      ? settle(() =>
+          embedder
+            .embedQuery(query, options.signal)
+            .then((vector) => store.searchVector(vector, pool, filter)),
+        )
+      : undefined;
 
   const textHits =
     requested !== "vector" && store.capabilities.fulltext
       ? await store.searchText(terms, pool, filter)
       : [];
+
+  let degradedReason: string | undefined;
+  let vectorHits: StoreHit[] = [];
+  const vectorOutcome = await vectorSide;
+  if (vectorOutcome && "error" in vectorOutcome) {
+    if (requested === "vector") throw vectorOutcome.error;
+    degradedReason = `embedding the query failed: ${(vectorOutcome.error as Error).message}`;
+  } else if (vectorOutcome) {
+    vectorHits = vectorOutcome.value;
+  } else if (requested === "hybrid" && vectorUnavailable) {
+    degradedReason = vectorUnavailable;
+  }
 
   const mode: SearchMode =
     requested === "hybrid" && degradedReason !== undefined ? "keyword" : requested;
@@ -198,6 +207,18 @@ async function whyNoVectors(
     return `the index was embedded with ${describeEmbedding(stored)}, not ${describeEmbedding(wanted)} (run engram sync to rebuild)`;
   }
   return undefined;
+}
+
+/**
+ * Start `task` now (synchronously, so its I/O is under way before the caller's next step) and
+ * return its outcome as a promise that never rejects: it can run while other work is awaited
+ * without its failure counting as unhandled. A synchronous throw becomes an outcome too.
+ */
+function settle<T>(task: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  return new Promise<T>((resolve) => resolve(task())).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 function round(value: number): number {
