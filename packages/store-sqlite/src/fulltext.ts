@@ -26,10 +26,26 @@ export function matchExpression(terms: readonly string[]): string | undefined {
   return unique.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
 }
 
+/** Document frequencies remembered per connection before the cache starts over. */
+const MAX_CACHED_TERMS = 50_000;
+
+/** Index statistics remembered while the index is unchanged. */
+interface IndexStats {
+  /** `PRAGMA data_version` and this connection's write count when they were read. */
+  key: string;
+  /** Chunk count, read on first use. */
+  total: number | undefined;
+  /** Rows holding each term looked up so far (0: none). */
+  df: Map<string, number>;
+}
+
 /** BM25 search over the terms table, with filters applied in SQL. */
 export class FullTextIndex {
-  /** Chunk count, valid while the database's data version and our own write count hold. */
-  #total: { key: string; value: number } | undefined;
+  /**
+   * Chunk count and the document frequencies looked up so far, valid while the database's data
+   * version and our own write count hold (`key`).
+   */
+  #stats: IndexStats | undefined;
   #writes = 0;
 
   constructor(private readonly statements: StatementCache) {
@@ -56,10 +72,11 @@ export class FullTextIndex {
   search(terms: readonly string[], k: number, filter: SearchFilter | undefined): RankedRow[] {
     const unique = [...new Set(terms)].filter((term) => term.length > 0);
     if (!unique.length) return [];
-    const df = this.documentFrequencies(unique);
+    const stats = this.stats();
+    const df = this.documentFrequencies(stats, unique);
     const present = unique.filter((term) => (df.get(term) ?? 0) > 0);
     if (!present.length) return [];
-    const total = this.totalRows();
+    const total = this.totalRows(stats);
     const weighted = present.filter((term) => 2 * (df.get(term) ?? 0) < total);
     if (weighted.length && weighted.length < present.length) {
       const rows = this.query(weighted, k, filter);
@@ -141,20 +158,33 @@ export class FullTextIndex {
     });
   }
 
-  private documentFrequencies(terms: readonly string[]): Map<string, number> {
-    const rows = this.statements
-      .get(`SELECT term, doc FROM ${VOCAB_TABLE} WHERE term IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(terms)) as Array<{ term: string; doc: number }>;
-    return new Map(rows.map((row) => [row.term, row.doc]));
+  /**
+   * Rows holding each of `terms` (absent: none). fts5vocab walks a term's whole doclist to count
+   * it, so counts are remembered until the index changes.
+   */
+  private documentFrequencies(stats: IndexStats, terms: readonly string[]): Map<string, number> {
+    const missing = terms.filter((term) => !stats.df.has(term));
+    if (missing.length) {
+      if (stats.df.size + missing.length > MAX_CACHED_TERMS) stats.df.clear();
+      const rows = this.statements
+        .get(`SELECT term, doc FROM ${VOCAB_TABLE} WHERE term IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(missing)) as Array<{ term: string; doc: number }>;
+      for (const term of missing) stats.df.set(term, 0);
+      for (const row of rows) stats.df.set(row.term, row.doc);
+    }
+    return new Map(terms.map((term) => [term, stats.df.get(term) ?? 0]));
   }
 
-  private totalRows(): number {
+  private totalRows(stats: IndexStats): number {
+    stats.total ??= this.statements.get("SELECT count(*) FROM chunks").pluck().get() as number;
+    return stats.total;
+  }
+
+  /** The remembered statistics, started over when this or another connection changed the index. */
+  private stats(): IndexStats {
     const version = this.statements.get("PRAGMA data_version").pluck().get() as number;
     const key = `${version}:${this.#writes}`;
-    if (this.#total?.key !== key) {
-      const value = this.statements.get("SELECT count(*) FROM chunks").pluck().get() as number;
-      this.#total = { key, value };
-    }
-    return this.#total.value;
+    if (this.#stats?.key !== key) this.#stats = { key, total: undefined, df: new Map() };
+    return this.#stats;
   }
 }

@@ -1,3 +1,4 @@
+import type { StoreHit } from "@engram/core";
 import { describe, expect, it } from "vitest";
 import { matchExpression } from "../src/fulltext.js";
 import { upsert, useTempStores } from "./helpers.js";
@@ -64,6 +65,36 @@ describe("terms FTS5 weighs at zero (in half the rows or more)", () => {
     expect(await store.searchText(["common"], 100)).toHaveLength(40);
     expect(await store.searchText(["rare", "half"], 100)).toHaveLength(22);
     expect(await store.searchText(["half", "missing"], 5)).toHaveLength(5);
+  });
+});
+
+describe("remembered term statistics", () => {
+  // Document frequencies are cached per connection; every change to the index must be seen.
+  const startLines = (hits: readonly StoreHit[]) =>
+    hits.map((hit) => `${hit.chunk.path}:${hit.chunk.startLine}`);
+
+  it("follow this connection's writes, deletes and reset", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    expect(await store.searchText(["部署", "window"], 5)).toEqual([]);
+    await store.write({ upserts: [upsert("a.md", [[1, ["部署", "friday"]]])] });
+    expect(startLines(await store.searchText(["部署", "window"], 5))).toEqual(["a.md:1"]);
+    await store.write({ upserts: [upsert("b.md", [[3, ["window"]]])], deletes: ["a.md"] });
+    expect(startLines(await store.searchText(["部署", "window"], 5))).toEqual(["b.md:3"]);
+    await store.reset({ dims: null });
+    expect(await store.searchText(["部署", "window"], 5)).toEqual([]);
+  });
+
+  it("follow another connection's writes to the same file", async () => {
+    const path = `${await temp.dir()}/index.sqlite`;
+    const reader = await temp.open({ path });
+    const writer = await temp.open({ path });
+    await writer.write({ upserts: [upsert("c.md", [[1, ["common"]]])] });
+    expect(await reader.searchText(["rare", "common"], 5)).toHaveLength(1);
+    await writer.write({ upserts: [upsert("d.md", [[1, ["rare"]]])] });
+    expect(startLines(await reader.searchText(["rare", "common"], 5)).sort()).toEqual([
+      "c.md:1",
+      "d.md:1",
+    ]);
   });
 });
 
