@@ -159,7 +159,7 @@ export class FullTextIndex {
   }
 
   /**
-   * Rows holding each of `terms` (absent: none). fts5vocab walks a term's whole doclist to count
+   * Rows holding each of `terms` (0: none). fts5vocab walks a term's whole doclist to count
    * it, so counts are remembered until the index changes.
    */
   private documentFrequencies(stats: IndexStats, terms: readonly string[]): Map<string, number> {
