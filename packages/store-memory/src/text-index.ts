@@ -1,9 +1,8 @@
-import type { SearchFilter } from "@engram/core";
+import { compileFilter, type Filterable, type SearchFilter } from "@engram/core";
 import winkBm25 from "wink-bm25-text-search";
 import { BM25_PARAMS, scoreDirectly, WEIGHT_PRECISION } from "./bm25.js";
 import type { ChunkEntry } from "./chunk-entry.js";
 import type { ChunkIndex } from "./chunk-index.js";
-import { compileFilter, type Filterable } from "./filters.js";
 import { type Scored, TopK } from "./top-k.js";
 
 /** wink refuses to consolidate fewer documents than this. */

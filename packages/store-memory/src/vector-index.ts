@@ -1,8 +1,7 @@
-import type { SearchFilter } from "@engram/core";
+import { compileFilter, type SearchFilter } from "@engram/core";
 import type { ChunkEntry } from "./chunk-entry.js";
 import { l2Norm } from "./chunk-entry.js";
 import type { ChunkIndex } from "./chunk-index.js";
-import { compileFilter } from "./filters.js";
 import { type Scored, TopK } from "./top-k.js";
 
 /**

@@ -1,6 +1,6 @@
-import type { SearchFilter } from "@engram/core";
+import { compileLabelFilter, type SearchFilter } from "@engram/core";
 import { filterConditions } from "./filters.js";
-import { type ChunkRow, chunkColumns, compareRowOrder, tieOrder } from "./rows.js";
+import { type ChunkRow, chunkRowsByRowid, compareRowOrder, tieOrder } from "./rows.js";
 import { FTS_TABLE } from "./schema.js";
 import type { StatementCache } from "./statements.js";
 
@@ -107,8 +107,7 @@ export class FullTextIndex {
          WHERE ${FTS_TABLE} MATCH ? ORDER BY rank LIMIT ?`,
       )
       .all(expression, fetch) as Array<{ rowid: number; rank: number }>;
-    const tiers = filter?.tiers ? new Set<string>(filter.tiers) : undefined;
-    const sources = filter?.sources ? new Set<string>(filter.sources) : undefined;
+    const accept = compileLabelFilter(filter);
     // Filter and order on the locating columns; read whole rows (with text) for the k kept only.
     const rankOf = new Map(ranked.map((r) => [r.rowid, r.rank]));
     const located = this.statements
@@ -118,7 +117,7 @@ export class FullTextIndex {
       )
       .all(JSON.stringify(ranked.map((r) => r.rowid))) as ChunkRow[];
     const kept = located
-      .filter((row) => (!tiers || tiers.has(row.tier)) && (!sources || sources.has(row.source)))
+      .filter((row) => !accept || accept(row.tier, row.source))
       .map((row) => ({ ...row, rank: rankOf.get(row.rowid) as number }))
       .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b));
     const last = ranked[ranked.length - 1];
@@ -145,12 +144,10 @@ export class FullTextIndex {
 
   /** The chunk rows of `ranked`, in its order, each with its rank. */
   private rows(ranked: ReadonlyArray<{ rowid: number; rank: number }>): RankedRow[] {
-    if (!ranked.length) return [];
-    const rows = this.statements
-      .get(
-        `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.rowid IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(ranked.map((r) => r.rowid))) as ChunkRow[];
+    const rows = chunkRowsByRowid(
+      this.statements,
+      ranked.map((r) => r.rowid),
+    );
     const byRowid = new Map(rows.map((row) => [row.rowid, row]));
     return ranked.flatMap(({ rowid, rank }) => {
       const row = byRowid.get(rowid);

@@ -1,4 +1,5 @@
 import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core";
+import type { StatementCache } from "./statements.js";
 
 /** A `files` row. */
 export interface FileRow {
@@ -40,6 +41,19 @@ export function chunkColumns(alias: string): string {
   ]
     .map((column) => `${alias}.${column} AS ${column}`)
     .join(", ");
+}
+
+/** The chunk rows with these rowids, in no particular order (missing rowids are left out). */
+export function chunkRowsByRowid(
+  statements: StatementCache,
+  rowids: readonly (number | bigint)[],
+): ChunkRow[] {
+  if (!rowids.length) return [];
+  return statements
+    .get(
+      `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.rowid IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(rowids.map(Number))) as ChunkRow[];
 }
 
 /** Tie order shared by both searches after the score: path, then start line (then id). */

@@ -1,3 +1,4 @@
+import type { LabelPredicate } from "@engram/core";
 import type { SimdScan } from "./simd-scan.js";
 
 /** A row found by {@link VectorMatrix.nearest}: the chunk's rowid and its cosine distance. */
@@ -5,9 +6,6 @@ export interface MatrixHit {
   rowid: number;
   distance: number;
 }
-
-/** Which rows a search may return, by the chunk's tier and source. */
-export type RowFilter = (tier: string, source: string) => boolean;
 
 const INITIAL_CAPACITY = 1024;
 const REMOVED = 0;
@@ -86,7 +84,7 @@ export class VectorMatrix {
    * room for filtered-out ones and widens (×4) until the `k`-th accepted distance is strictly below
    * the farthest scanned one, or every row was scanned.
    */
-  nearest(query: Float32Array, k: number, accept: RowFilter): MatrixHit[] {
+  nearest(query: Float32Array, k: number, accept: LabelPredicate): MatrixHit[] {
     if (this.#rows === 0 || k < 1 || !hasNorm(query)) return [];
     const matrix = this.#data.subarray(0, this.#rows * this.dims);
     for (let count = Math.min(this.#rows, 2 * k + 8); ; count = Math.min(this.#rows, count * 4)) {

@@ -1,10 +1,17 @@
-import type { SearchFilter } from "@engram/core";
+import { compileLabelFilter, type SearchFilter } from "@engram/core";
 import { filterConditions, hasPathPrefix } from "./filters.js";
 import { loadMatrix } from "./matrix-load.js";
-import { type ChunkRow, chunkColumns, compareRowOrder, tieOrder, vectorToBlob } from "./rows.js";
+import {
+  type ChunkRow,
+  chunkColumns,
+  chunkRowsByRowid,
+  compareRowOrder,
+  tieOrder,
+  vectorToBlob,
+} from "./rows.js";
 import { simdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
-import type { RowFilter, VectorMatrix } from "./vector-matrix.js";
+import type { VectorMatrix } from "./vector-matrix.js";
 
 /** The vec0 table: one row per embedded chunk, rowid = `chunks.rowid`. */
 export const VEC_TABLE = "chunks_vec";
@@ -222,16 +229,16 @@ export class VectorIndex {
     k: number,
     filter: SearchFilter | undefined,
   ): ScoredRow[] {
-    const found = matrix.nearest(query, k, rowFilter(filter));
+    const found = matrix.nearest(query, k, compileLabelFilter(filter) ?? acceptAll);
     if (!found.length) return [];
     // Only the k nearest and rows tied with the k-th need their chunk rows.
     const cut = found[Math.min(k, found.length) - 1]?.distance as number;
     const hits = found.filter((hit) => hit.distance <= cut);
     const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
-    const rows = this.statement(
-      `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.rowid IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(hits.map((hit) => hit.rowid))) as ChunkRow[];
-    return rows
+    return chunkRowsByRowid(
+      this.statements,
+      hits.map((hit) => hit.rowid),
+    )
       .map((row) => ({ ...row, distance: distance.get(row.rowid) as number }))
       .sort((a, b) => a.distance - b.distance || compareRowOrder(a, b))
       .slice(0, k);
@@ -271,9 +278,5 @@ export class VectorIndex {
   }
 }
 
-/** The tiers and sources of `filter` as a test on a row's labels. */
-function rowFilter(filter: SearchFilter | undefined): RowFilter {
-  const tiers = filter?.tiers ? new Set<string>(filter.tiers) : undefined;
-  const sources = filter?.sources ? new Set<string>(filter.sources) : undefined;
-  return (tier, source) => (!tiers || tiers.has(tier)) && (!sources || sources.has(source));
-}
+/** The label test of a search without tier or source filters. */
+const acceptAll = () => true;

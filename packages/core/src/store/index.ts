@@ -1,4 +1,11 @@
 export { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
+export {
+  type ChunkPredicate,
+  compileFilter,
+  compileLabelFilter,
+  type Filterable,
+  type LabelPredicate,
+} from "./filter-predicate.js";
 export { type ChunkLocation, compareChunkOrder } from "./order.js";
 export type * from "./records.js";
 export { storeClosedError, storeNotInitialisedError } from "./state-errors.js";
