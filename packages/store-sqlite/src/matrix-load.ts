@@ -1,3 +1,4 @@
+import { PLAIN_VECTORS_TABLE } from "./schema.js";
 import type { SimdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
 import { VectorMatrix } from "./vector-matrix.js";
@@ -9,11 +10,11 @@ type Labels = Map<number, { tier: string; source: string }>;
  * Read every vector of the vec0 table `table` (with each chunk's tier and source from `chunks`)
  * into a new {@link VectorMatrix}. Call inside a read transaction so the copy is one snapshot.
  *
- * Reading vec0 row by row costs ~35 µs a row (350 ms for 10k vectors), so the vectors are read
- * from vec0's storage tables, ~1,024 to a blob (~6 µs a row). That layout belongs to sqlite-vec
- * 0.1.9 (pinned): it is checked (blob sizes, and that as many rows were found as vec0 holds) and
- * anything unexpected falls back to the slow, layout-free read. Vectors go straight into the
- * matrix, so loading needs little more memory than the matrix itself.
+ * The vectors are read from vec0's storage tables, ~1,024 to a blob (~6 µs a row; the plain
+ * vectors table, one BLOB a row, takes ~8–14 µs and vec0 row by row ~35 µs). That layout belongs
+ * to sqlite-vec 0.1.9 (pinned): it is checked (blob sizes, and that as many rows were found as vec0
+ * holds) and anything unexpected falls back to reading the plain vectors table. Vectors go
+ * straight into the matrix, so loading needs little more memory than the matrix itself.
  */
 export function loadMatrix(
   statements: StatementCache,
@@ -32,7 +33,7 @@ export function loadMatrix(
   if (readStorage(statements, table, fast, labels) === expected) return fast;
   const slow = new VectorMatrix(dims, scan, expected);
   const all = statements
-    .get(`SELECT rowid, embedding FROM ${table}`)
+    .get(`SELECT rowid, embedding FROM ${PLAIN_VECTORS_TABLE}`)
     .raw()
     .iterate() as IterableIterator<[number, Buffer]>;
   const scratch = new Float32Array(dims);

@@ -10,11 +10,12 @@ export interface SqliteStoreOptions {
   /** How long a write waits for another process's write lock before failing (ms, default 5000). */
   busyTimeoutMs?: number;
   /**
-   * Memory for a copy of the vectors that searches scan with SIMD (USearch's exact search), in MB
-   * (default 256, enough for ~170k 384-dimension vectors). The copy is loaded when a connection
+   * Memory for an int8 copy of the vectors that searches scan with SIMD (USearch's exact search)
+   * before rescoring the candidates exactly, in MB (default 256: dims + 64 bytes a vector, enough
+   * for ~600k 384-dimension vectors). The copy is loaded when a connection
    * searches vectors (after {@link vectorMemoryAfterSearches}) and kept in step with writes,
    * including other processes'. An index whose vectors need
-   * more is scanned by sqlite-vec on disk instead (~4× slower, no extra memory); 0 always does.
+   * more is scanned by sqlite-vec on disk instead (5–10× slower, no extra memory); 0 always does.
    * Results are the same either way.
    */
   vectorMemoryMb?: number;

@@ -14,6 +14,15 @@ export const DIMS_META_KEY = "store-sqlite.dims";
 /** Full-text table: one row per chunk (same rowid), holding the analysed terms joined by a space. */
 export const FTS_TABLE = "chunks_fts";
 
+/** The vec0 table: one row per embedded chunk, rowid = `chunks.rowid` (exists while dims are set). */
+export const VEC_TABLE = "chunks_vec";
+
+/**
+ * The same vectors as {@link VEC_TABLE} in a plain table (float32 BLOBs): a point lookup costs
+ * ~20 µs where vec0 takes ~500 µs, which the in-memory search needs to rescore its candidates.
+ */
+export const PLAIN_VECTORS_TABLE = "chunk_vectors";
+
 export const MIGRATIONS: readonly Migration[] = [
   // 0 → 1: files, chunks and their full-text terms.
   (db) => {
@@ -65,6 +74,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS embedding_cache_by_use ON embedding_cache (last_used);
     `);
+  },
+  // 2 → 3: the vectors also in a plain table, copied from vec0 when it holds any.
+  (db) => {
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${PLAIN_VECTORS_TABLE} (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`,
+    );
+    const hasVec0 = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .get(VEC_TABLE);
+    if (!hasVec0) return;
+    if (!db.prepare("SELECT 1 FROM pragma_module_list WHERE name = 'vec0'").get()) {
+      throw new EngramError(
+        "STORE_FAILED",
+        "This index holds vectors and needs sqlite-vec to upgrade, but the store was opened with `vectors: false`.",
+        {
+          hint: "Open it once with vectors enabled (the default), or delete the index file to rebuild it keyword-only.",
+        },
+      );
+    }
+    db.exec(
+      `INSERT INTO ${PLAIN_VECTORS_TABLE} (rowid, embedding) SELECT rowid, embedding FROM ${VEC_TABLE}`,
+    );
   },
 ];
 

@@ -2,6 +2,7 @@ import { compileLabelFilter, type SearchFilter } from "@engram/core";
 import { filterConditions, hasPathPrefix } from "./filters.js";
 import { loadMatrix } from "./matrix-load.js";
 import {
+  blobToVector,
   type ChunkRow,
   chunkColumns,
   chunkRowsByRowid,
@@ -9,12 +10,12 @@ import {
   tieOrder,
   vectorToBlob,
 } from "./rows.js";
+import { PLAIN_VECTORS_TABLE, VEC_TABLE } from "./schema.js";
 import { simdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
 import type { VectorMatrix } from "./vector-matrix.js";
 
-/** The vec0 table: one row per embedded chunk, rowid = `chunks.rowid`. */
-export const VEC_TABLE = "chunks_vec";
+export { VEC_TABLE };
 
 /** sqlite-vec refuses KNN queries with a larger `k`. */
 export const MAX_KNN_K = 4096;
@@ -46,9 +47,11 @@ interface Pending {
 }
 
 /**
- * The vec0 table's lifecycle and queries. The table exists only while the store has dimensions
- * (`reset({ dims })`); `tier` and `source` are vec0 metadata columns so KNN filters on them while it
- * searches (not after), which keeps `k` hits even under a selective filter.
+ * The vectors' tables, their lifecycle and queries. The vec0 table exists only while the store has
+ * dimensions (`reset({ dims })`); `tier` and `source` are vec0 metadata columns so KNN filters on
+ * them while it searches (not after), which keeps `k` hits even under a selective filter. Every
+ * vector is also written to the plain table {@link PLAIN_VECTORS_TABLE}, which the in-memory copy
+ * loads from and rescores its candidates with.
  */
 export class VectorIndex {
   #cached: Cached | undefined;
@@ -56,8 +59,8 @@ export class VectorIndex {
   #searches = 0;
 
   /**
-   * @param cacheBytes Largest vector data (rows × dims × 4 bytes) searched from memory; larger
-   *   tables, or 0, are scanned by sqlite-vec instead.
+   * @param cacheBytes Largest in-memory copy (rows × {@link matrixBytesPerRow}) searched from
+   *   memory; larger tables, or 0, are scanned by sqlite-vec instead.
    * @param loadAfter Searches answered by sqlite-vec before the in-memory copy is loaded.
    */
   constructor(
@@ -79,6 +82,7 @@ export class VectorIndex {
     this.#changed().reset = true;
     this.statements.forget(VEC_TABLE);
     this.statements.db.exec(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
+    this.statement(`DELETE FROM ${PLAIN_VECTORS_TABLE}`).run();
     if (dims !== null) this.create(dims);
   }
 
@@ -93,11 +97,16 @@ export class VectorIndex {
     this.statement(
       `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
     ).run(BigInt(rowid), vectorToBlob(vector), tier, source);
+    this.statement(`INSERT INTO ${PLAIN_VECTORS_TABLE} (rowid, embedding) VALUES (?, ?)`).run(
+      BigInt(rowid),
+      vectorToBlob(vector),
+    );
     this.#log({ rowid: Number(rowid), vector, tier, source });
   }
 
   delete(rowid: number | bigint): void {
     this.statement(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+    this.statement(`DELETE FROM ${PLAIN_VECTORS_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
     this.#log({ rowid: Number(rowid) });
   }
 
@@ -124,7 +133,7 @@ export class VectorIndex {
       }
     }
     // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
-    if (matrix.size * matrix.dims * 4 > this.cacheBytes) this.#cached = undefined;
+    if (matrix.size * matrixBytesPerRow(matrix.dims) > this.cacheBytes) this.#cached = undefined;
     else cached.generation = pending.before + 1;
   }
 
@@ -177,11 +186,11 @@ export class VectorIndex {
         cached.dataVersion = dataVersion;
         return cached.matrix;
       }
-      const rows = this.statement(`SELECT count(*) FROM ${VEC_TABLE}_rowids`)
-        .pluck()
-        .get() as number;
+      const rows = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
+        n: number;
+      };
       const matrix =
-        rows * dims * 4 <= this.cacheBytes
+        rows.n * matrixBytesPerRow(dims) <= this.cacheBytes
           ? loadMatrix(this.statements, VEC_TABLE, dims, scan)
           : undefined;
       this.#cached = { matrix, generation, dataVersion };
@@ -208,8 +217,14 @@ export class VectorIndex {
     if (hasPathPrefix(filter)) return this.scan(query, k, filter);
     // By default the first search of a connection asks vec0: a one-shot process (`engram search`)
     // would pay more for loading the copy (~60 ms per 10k vectors) than it could save.
-    const matrix = this.#searches++ >= this.loadAfter ? this.#matrix(query.length) : undefined;
-    if (matrix) return this.fromMatrix(matrix, query, k, filter);
+    if (this.#searches++ >= this.loadAfter && this.cacheBytes > 0 && simdScan()) {
+      // One read transaction: the copy, the vectors it rescores with and the chunk rows agree.
+      const found = this.statements.db.transaction(() => {
+        const matrix = this.#matrix(query.length);
+        return matrix && this.fromMatrix(matrix, query, k, filter);
+      })();
+      if (found) return found;
+    }
     if (k > MAX_KNN_K) return this.scan(query, k, filter);
     const blob = vectorToBlob(query);
     // One row more than asked shows whether the k-th row's distance continues past the cut-off.
@@ -229,7 +244,13 @@ export class VectorIndex {
     k: number,
     filter: SearchFilter | undefined,
   ): ScoredRow[] {
-    const found = matrix.nearest(query, k, compileLabelFilter(filter) ?? acceptAll);
+    const vectorOf = this.statement(
+      `SELECT embedding FROM ${PLAIN_VECTORS_TABLE} WHERE rowid = ?`,
+    ).pluck();
+    const found = matrix.nearest(query, k, compileLabelFilter(filter) ?? acceptAll, (rowid) => {
+      const blob = vectorOf.get(rowid) as Buffer | undefined;
+      return blob && blobToVector(blob);
+    });
     if (!found.length) return [];
     // Only the k nearest and rows tied with the k-th need their chunk rows.
     const cut = found[Math.min(k, found.length) - 1]?.distance as number;
@@ -276,6 +297,14 @@ export class VectorIndex {
   private statement(sql: string) {
     return this.statements.get(sql);
   }
+}
+
+/**
+ * Memory the in-memory copy takes per vector: its int8 components, the rowid, labels and state,
+ * and its entry in the rowid → slot map.
+ */
+export function matrixBytesPerRow(dims: number): number {
+  return dims + 64;
 }
 
 /** The label test of a search without tier or source filters. */

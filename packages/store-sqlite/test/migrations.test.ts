@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { isEngramError } from "@engram/core";
 import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../src/index.js";
 import { MIGRATIONS, migrate, schemaVersion } from "../src/schema.js";
@@ -27,6 +28,38 @@ function writeVersion1(path: string): void {
     db.prepare("INSERT INTO chunks_fts (rowid, terms) VALUES (?, '用户 偏好')").run(
       lastInsertRowid,
     );
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A version-2 database holding vectors, as that version wrote them: in vec0 only. Two chunks with
+ * vectors, one without.
+ */
+function writeVersion2WithVectors(path: string): void {
+  const db = new Database(path);
+  try {
+    sqliteVec.load(db);
+    db.pragma("journal_mode = WAL");
+    migrate(db, path, 2);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('store-sqlite.dims', '2')").run();
+    db.exec(
+      "CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[2] distance_metric=cosine, tier text, source text)",
+    );
+    const vectors = [[1, 0], [0.6, 0.8], undefined];
+    vectors.forEach((vector, i) => {
+      const { lastInsertRowid: rowid } = db
+        .prepare(
+          `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
+           VALUES (?, 'a.md', 'memory', 'long', ?, ?, '[]', 'text', 'h')`,
+        )
+        .run(`c${i}`, i + 1, i + 1);
+      if (!vector) return;
+      db.prepare(
+        "INSERT INTO chunks_vec (rowid, embedding, tier, source) VALUES (?, ?, 'long', 'memory')",
+      ).run(BigInt(rowid), Buffer.from(Float32Array.from(vector).buffer));
+    });
   } finally {
     db.close();
   }
@@ -83,6 +116,33 @@ describe("schema migrations (PRAGMA user_version)", () => {
 
     const after = new Database(path, { readonly: true });
     expect(schemaVersion(after)).toBe(SCHEMA_VERSION);
+    after.close();
+  });
+
+  it("upgrading a version-2 index with vectors copies them into the plain vectors table", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    writeVersion2WithVectors(path);
+    const keywordOnly = await temp
+      .create({ path, vectors: false })
+      .init()
+      .catch((error) => error);
+    expect(isEngramError(keywordOnly, "STORE_FAILED")).toBe(true);
+    expect(keywordOnly.message).toMatch(/needs sqlite-vec to upgrade/);
+
+    const store = await temp.open({ path, vectorMemoryAfterSearches: 0 });
+    const query = Float32Array.from([0, 1]);
+    const fromMemory = await store.searchVector(query, 5);
+    expect(fromMemory.map((hit) => hit.chunk.startLine)).toEqual([2, 1]);
+    const disk = await temp.open({ path, vectorMemoryMb: 0 });
+    expect(await disk.searchVector(query, 5)).toEqual(fromMemory);
+    await store.close();
+    await disk.close();
+
+    const after = new Database(path, { readonly: true });
+    expect(schemaVersion(after)).toBe(SCHEMA_VERSION);
+    expect(after.prepare("SELECT rowid FROM chunk_vectors ORDER BY rowid").pluck().all()).toEqual([
+      1, 2,
+    ]);
     after.close();
   });
 
