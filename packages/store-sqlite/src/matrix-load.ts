@@ -1,13 +1,14 @@
+import type { Filterable } from "@engram/core";
 import { PLAIN_VECTORS_TABLE } from "./schema.js";
 import type { SimdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
 import { VectorMatrix } from "./vector-matrix.js";
 
-/** A chunk's tier and source, by rowid. */
-type Labels = Map<number, { tier: string; source: string }>;
+/** A chunk's path, tier and source, by rowid. */
+type Labels = Map<number, Filterable>;
 
 /**
- * Read every vector of the vec0 table `table` (with each chunk's tier and source from `chunks`)
+ * Read every vector of the vec0 table `table` (with each chunk's path, tier and source from `chunks`)
  * into a new {@link VectorMatrix}. Call inside a read transaction so the copy is one snapshot.
  *
  * The vectors are read from vec0's storage tables, ~1,024 to a blob (~6 µs a row; the plain
@@ -24,10 +25,10 @@ export function loadMatrix(
 ): VectorMatrix {
   const labels: Labels = new Map();
   const rows = statements
-    .get("SELECT rowid, tier, source FROM chunks")
+    .get("SELECT rowid, path, tier, source FROM chunks")
     .raw()
-    .iterate() as IterableIterator<[number, string, string]>;
-  for (const [rowid, tier, source] of rows) labels.set(rowid, { tier, source });
+    .iterate() as IterableIterator<[number, string, string, string]>;
+  for (const [rowid, path, tier, source] of rows) labels.set(rowid, { path, tier, source });
   const expected = statements.get(`SELECT count(*) FROM ${table}_rowids`).pluck().get() as number;
   const fast = new VectorMatrix(dims, scan, expected);
   if (readStorage(statements, table, fast, labels) === expected) return fast;
@@ -83,7 +84,7 @@ function readStorage(
 /** Add a vector whose chunk row exists (searches return chunk rows; an orphan could not be). */
 function add(matrix: VectorMatrix, labels: Labels, rowid: number, vector: Float32Array): void {
   const label = labels.get(rowid);
-  if (label) matrix.set(rowid, vector, label.tier, label.source);
+  if (label) matrix.set(rowid, vector, label);
 }
 
 /** Fill `out` with the float32s of `blob` from byte `offset` (a Buffer may be unaligned). */

@@ -237,7 +237,7 @@ export class SqliteStore implements MemoryStore {
         }
         if (open.vectors && dims !== null) {
           for (const [rowid, chunk, vector] of embedded) {
-            open.vectors.insert(rowid, vector, chunk.tier, chunk.source);
+            open.vectors.insert(rowid, vector, chunk);
           }
         }
         for (const file of batch.touches ?? []) {

@@ -1,4 +1,4 @@
-import type { LabelPredicate } from "@engram/core";
+import type { ChunkPredicate, Filterable } from "@engram/core";
 import { cosineDistance, KERNEL_SLACK, quantize } from "./quantize.js";
 import type { SimdScan } from "./simd-scan.js";
 
@@ -17,8 +17,8 @@ const LIVE = 1;
 const ZERO = 2;
 
 /**
- * An in-memory int8 copy of the index's vectors (one row per embedded chunk, with its rowid, tier
- * and source) that answers exact cosine k-NN: a SIMD scan of the int8 rows finds candidates, the
+ * An in-memory int8 copy of the index's vectors (one row per embedded chunk, with its rowid, path,
+ * tier and source, so every search filter applies while scanning) that answers exact cosine k-NN: a SIMD scan of the int8 rows finds candidates, the
  * float32 vectors of the candidates (from a {@link VectorSource}) give their exact distances, and
  * the rounding bound proves that no row left out could be nearer (see {@link nearest}). A quarter
  * of the memory of a float32 copy, and a quarter of the bytes each search reads.
@@ -31,11 +31,13 @@ export class VectorMatrix {
   #rowids: Float64Array;
   #tier: Uint8Array;
   #source: Uint8Array;
+  #path: Uint32Array;
   /** Per slot: {@link LIVE}, {@link ZERO} (held, never returned: no cosine) or {@link REMOVED}. */
   #state: Uint8Array;
   #slotOf = new Map<number, number>();
-  #labels: string[] = [];
-  #labelCode = new Map<string, number>();
+  #labels = new Interned(255);
+  /** Paths of removed rows stay until the copy is reloaded: files are mostly re-indexed in place. */
+  #paths = new Interned(2 ** 32 - 1);
   #rows = 0;
   #dead = 0;
   /** Largest rounding angle of any row ever held (removals never lower it: still a bound). */
@@ -51,6 +53,7 @@ export class VectorMatrix {
     this.#rowids = new Float64Array(n);
     this.#tier = new Uint8Array(n);
     this.#source = new Uint8Array(n);
+    this.#path = new Uint32Array(n);
     this.#state = new Uint8Array(n);
   }
 
@@ -59,8 +62,8 @@ export class VectorMatrix {
     return this.#slotOf.size;
   }
 
-  /** Add (or replace) the vector of `rowid`. */
-  set(rowid: number, vector: ArrayLike<number>, tier: string, source: string): void {
+  /** Add (or replace) the vector of `rowid`, a chunk with this path, tier and source. */
+  set(rowid: number, vector: ArrayLike<number>, chunk: Filterable): void {
     this.remove(rowid);
     if (this.#rows === this.#rowids.length) this.#resize(this.#rows * 2);
     const slot = this.#rows++;
@@ -69,8 +72,9 @@ export class VectorMatrix {
       this.#data.subarray(slot * this.dims, (slot + 1) * this.dims),
     );
     this.#rowids[slot] = rowid;
-    this.#tier[slot] = this.#code(tier);
-    this.#source[slot] = this.#code(source);
+    this.#tier[slot] = this.#labels.code(chunk.tier);
+    this.#source[slot] = this.#labels.code(chunk.source);
+    this.#path[slot] = this.#paths.code(chunk.path);
     this.#state[slot] = Number.isNaN(rounding) ? ZERO : LIVE;
     if (rounding > this.#rounding) this.#rounding = rounding;
     this.#slotOf.set(rowid, slot);
@@ -87,7 +91,7 @@ export class VectorMatrix {
   }
 
   /**
-   * Rows accepted by `accept` with their exact distances (from `exact`'s float32 vectors), nearest
+   * Rows accepted by `accept` (all when undefined) with their exact distances (from `exact`'s float32 vectors), nearest
    * first: at least the `k` nearest of them plus every row as near as the `k`-th (the caller orders
    * ties).
    *
@@ -96,13 +100,31 @@ export class VectorMatrix {
    * Rows are rescored in that order until the next approximate distance exceeds the k-th exact
    * distance found + `bound`: no row from there on can be as near. When the scanned rows run out
    * first, the scan widens (×4) until that holds or every row was scanned.
+   *
+   * @param giveUpBelow When a scan could not prove the answer and fewer than this share of its
+   *   rows passed `accept`, return undefined instead of widening: a filter that selective is
+   *   answered faster by the caller's index (default 0: never give up).
    */
   nearest(
     query: Float32Array,
     k: number,
-    accept: LabelPredicate,
+    accept: ChunkPredicate | undefined,
     exact: VectorSource,
-  ): MatrixHit[] {
+  ): MatrixHit[];
+  nearest(
+    query: Float32Array,
+    k: number,
+    accept: ChunkPredicate | undefined,
+    exact: VectorSource,
+    giveUpBelow: number,
+  ): MatrixHit[] | undefined;
+  nearest(
+    query: Float32Array,
+    k: number,
+    accept: ChunkPredicate | undefined,
+    exact: VectorSource,
+    giveUpBelow = 0,
+  ): MatrixHit[] | undefined {
     if (this.#rows === 0 || k < 1) return [];
     const image = new Int8Array(this.dims);
     const rounding = quantize(query, image);
@@ -115,6 +137,8 @@ export class VectorMatrix {
       const hits: MatrixHit[] = [];
       const nearest = new KNearest(k);
       let proven = false;
+      let live = 0;
+      let accepted = 0;
       for (let i = 0; i < positions.length; i++) {
         const slot = Number(positions[i]);
         if (this.#state[slot] !== LIVE) continue;
@@ -122,9 +146,9 @@ export class VectorMatrix {
           proven = true;
           break;
         }
-        const tier = this.#labels[this.#tier[slot] as number] as string;
-        const source = this.#labels[this.#source[slot] as number] as string;
-        if (!accept(tier, source)) continue;
+        live++;
+        if (accept && !accept(this.#chunk(slot))) continue;
+        accepted++;
         const rowid = this.#rowids[slot] as number;
         let distance = known.get(rowid);
         if (distance === undefined) {
@@ -141,22 +165,23 @@ export class VectorMatrix {
       if (proven || count >= this.#rows || (distances.at(-1) as number) > nearest.kth + bound) {
         return hits.sort((a, b) => a.distance - b.distance);
       }
+      if (accepted < giveUpBelow * live) return undefined;
     }
   }
 
-  #code(label: string): number {
-    let code = this.#labelCode.get(label);
-    if (code === undefined) {
-      code = this.#labels.length;
-      if (code > 255) throw new Error("more than 256 distinct tiers and sources");
-      this.#labels.push(label);
-      this.#labelCode.set(label, code);
-    }
-    return code;
+  #chunk(slot: number): Filterable {
+    return {
+      path: this.#paths.value(this.#path[slot] as number),
+      tier: this.#labels.value(this.#tier[slot] as number),
+      source: this.#labels.value(this.#source[slot] as number),
+    };
   }
 
   #resize(capacity: number): void {
-    const grow = <T extends Int8Array | Float64Array | Uint8Array>(old: T, size: number): T => {
+    const grow = <T extends Int8Array | Float64Array | Uint8Array | Uint32Array>(
+      old: T,
+      size: number,
+    ): T => {
       const next = new (old.constructor as new (n: number) => T)(size);
       next.set(old.subarray(0, Math.min(old.length, size)));
       return next;
@@ -165,6 +190,7 @@ export class VectorMatrix {
     this.#rowids = grow(this.#rowids, capacity);
     this.#tier = grow(this.#tier, capacity);
     this.#source = grow(this.#source, capacity);
+    this.#path = grow(this.#path, capacity);
     this.#state = grow(this.#state, capacity);
   }
 
@@ -180,6 +206,7 @@ export class VectorMatrix {
         this.#rowids[to] = rowid;
         this.#tier[to] = this.#tier[from] as number;
         this.#source[to] = this.#source[from] as number;
+        this.#path[to] = this.#path[from] as number;
         this.#state[to] = this.#state[from] as number;
       }
       this.#slotOf.set(rowid, to);
@@ -187,6 +214,29 @@ export class VectorMatrix {
     }
     this.#rows = to;
     this.#dead = 0;
+  }
+}
+
+/** Strings numbered in order of first use, so a row stores a small code instead. */
+class Interned {
+  #values: string[] = [];
+  #codes = new Map<string, number>();
+
+  constructor(private readonly maxCode: number) {}
+
+  code(value: string): number {
+    let code = this.#codes.get(value);
+    if (code === undefined) {
+      code = this.#values.length;
+      if (code > this.maxCode) throw new Error(`more than ${this.maxCode + 1} distinct labels`);
+      this.#values.push(value);
+      this.#codes.set(value, code);
+    }
+    return code;
+  }
+
+  value(code: number): string {
+    return this.#values[code] as string;
   }
 }
 

@@ -1,4 +1,4 @@
-import { compileLabelFilter, type SearchFilter } from "@engram/core";
+import { compileFilter, type Filterable, type SearchFilter } from "@engram/core";
 import { filterConditions, hasPathPrefix } from "./filters.js";
 import { loadMatrix } from "./matrix-load.js";
 import {
@@ -41,7 +41,7 @@ interface Cached {
 /** Changes of the open write transaction, applied to the cached matrix once it commits. */
 interface Pending {
   before: number;
-  ops: Array<{ rowid: number; vector?: Float32Array; tier?: string; source?: string }>;
+  ops: Array<{ rowid: number; vector?: Float32Array; chunk?: Filterable }>;
   /** The table was dropped or recreated: the cache cannot follow, it is dropped. */
   reset: boolean;
 }
@@ -93,15 +93,20 @@ export class VectorIndex {
     );
   }
 
-  insert(rowid: number | bigint, vector: Float32Array, tier: string, source: string): void {
+  /** Add the vector of the chunk row `rowid` (with the chunk's path, tier and source). */
+  insert(rowid: number | bigint, vector: Float32Array, chunk: Filterable): void {
     this.statement(
       `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
-    ).run(BigInt(rowid), vectorToBlob(vector), tier, source);
+    ).run(BigInt(rowid), vectorToBlob(vector), chunk.tier, chunk.source);
     this.statement(`INSERT INTO ${PLAIN_VECTORS_TABLE} (rowid, embedding) VALUES (?, ?)`).run(
       BigInt(rowid),
       vectorToBlob(vector),
     );
-    this.#log({ rowid: Number(rowid), vector, tier, source });
+    this.#log({
+      rowid: Number(rowid),
+      vector,
+      chunk: { path: chunk.path, tier: chunk.tier, source: chunk.source },
+    });
   }
 
   delete(rowid: number | bigint): void {
@@ -125,9 +130,9 @@ export class VectorIndex {
       this.#cached = undefined;
       return;
     }
-    for (const { rowid, vector, tier, source } of pending.ops) {
-      if (vector && tier !== undefined && source !== undefined) {
-        matrix.set(rowid, vector, tier, source);
+    for (const { rowid, vector, chunk } of pending.ops) {
+      if (vector && chunk) {
+        matrix.set(rowid, vector, chunk);
       } else {
         matrix.remove(rowid);
       }
@@ -207,16 +212,16 @@ export class VectorIndex {
    * The `k` nearest chunks, nearest first, ties by path then start line. Rows whose distance is
    * undefined (a zero vector on either side) are left out.
    *
+   * The in-memory copy answers every filter. Without it (first search, over budget, no USearch):
    * vec0 returns an arbitrary subset of equally distant rows at the cut-off, so one row more than
    * `k` is fetched, and while the `k`-th distance is also the last one fetched the query is
    * repeated with a doubled `k` until the tie group is complete. A path prefix (which vec0 cannot
    * filter during KNN), a `k` above vec0's limit, or a tie group larger than it fall back to an
-   * exact scan with `vec_distance_cosine` over the filtered rows.
+   * exact scan with `vec_distance_cosine` over the filtered rows of the plain vectors table.
    */
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
-    if (hasPathPrefix(filter)) return this.scan(query, k, filter);
     // By default the first search of a connection asks vec0: a one-shot process (`engram search`)
-    // would pay more for loading the copy (~60 ms per 10k vectors) than it could save.
+    // would pay more for loading the copy (~0.2 s per 10k vectors) than it could save.
     if (this.#searches++ >= this.loadAfter && this.cacheBytes > 0 && simdScan()) {
       // One read transaction: the copy, the vectors it rescores with and the chunk rows agree.
       const found = this.statements.db.transaction(() => {
@@ -225,7 +230,7 @@ export class VectorIndex {
       })();
       if (found) return found;
     }
-    if (k > MAX_KNN_K) return this.scan(query, k, filter);
+    if (k > MAX_KNN_K || hasPathPrefix(filter)) return this.scan(query, k, filter);
     const blob = vectorToBlob(query);
     // One row more than asked shows whether the k-th row's distance continues past the cut-off.
     for (let fetch = Math.min(MAX_KNN_K, k + 1); ; fetch = Math.min(MAX_KNN_K, fetch * 2)) {
@@ -237,21 +242,31 @@ export class VectorIndex {
     }
   }
 
-  /** k-NN from the in-memory vectors; ties at the cut-off ordered like every other search. */
+  /**
+   * k-NN from the in-memory vectors; ties at the cut-off ordered like every other search.
+   * Undefined when a path prefix turns out too selective for the copy: the scan over the path
+   * index answers it faster.
+   */
   private fromMatrix(
     matrix: VectorMatrix,
     query: Float32Array,
     k: number,
     filter: SearchFilter | undefined,
-  ): ScoredRow[] {
+  ): ScoredRow[] | undefined {
     const vectorOf = this.statement(
       `SELECT embedding FROM ${PLAIN_VECTORS_TABLE} WHERE rowid = ?`,
     ).pluck();
-    const found = matrix.nearest(query, k, compileLabelFilter(filter) ?? acceptAll, (rowid) => {
-      const blob = vectorOf.get(rowid) as Buffer | undefined;
-      return blob && blobToVector(blob);
-    });
-    if (!found.length) return [];
+    const found = matrix.nearest(
+      query,
+      k,
+      compileFilter(filter),
+      (rowid) => {
+        const blob = vectorOf.get(rowid) as Buffer | undefined;
+        return blob && blobToVector(blob);
+      },
+      hasPathPrefix(filter) ? SELECTIVE_PATH_SHARE : 0,
+    );
+    if (!found?.length) return found && [];
     // Only the k nearest and rows tied with the k-th need their chunk rows.
     const cut = found[Math.min(k, found.length) - 1]?.distance as number;
     const hits = found.filter((hit) => hit.distance <= cut);
@@ -281,11 +296,12 @@ export class VectorIndex {
 
   private scan(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
     const where = filterConditions(filter, "c");
-    // CROSS JOIN keeps `chunks` outer: filter by path (index) first, then point lookups in vec0.
+    // CROSS JOIN keeps `chunks` outer: filter by path (index) first, then point lookups in the
+    // plain vectors table (~5 µs each; vec0's take 20–500 µs).
     const sql = `
       SELECT * FROM (
         SELECT ${chunkColumns("c")}, vec_distance_cosine(v.embedding, ?) AS distance
-        FROM chunks AS c CROSS JOIN ${VEC_TABLE} AS v ON v.rowid = c.rowid
+        FROM chunks AS c CROSS JOIN ${PLAIN_VECTORS_TABLE} AS v ON v.rowid = c.rowid
         WHERE 1 ${where.sql}
       ) AS c
       WHERE c.distance IS NOT NULL
@@ -300,12 +316,16 @@ export class VectorIndex {
 }
 
 /**
+ * A path prefix that fewer than this share of the copy's nearest rows pass goes to the scan over
+ * the path index instead (at 100k chunks: a prefix holding ~1% of them took 167 ms in the copy,
+ * widening to every row, and 27 ms by the path index; one holding all of them 15 ms in the copy).
+ */
+const SELECTIVE_PATH_SHARE = 1 / 16;
+
+/**
  * Memory the in-memory copy takes per vector: its int8 components, the rowid, labels and state,
  * and its entry in the rowid → slot map.
  */
 export function matrixBytesPerRow(dims: number): number {
   return dims + 64;
 }
-
-/** The label test of a search without tier or source filters. */
-const acceptAll = () => true;

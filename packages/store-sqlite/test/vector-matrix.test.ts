@@ -1,3 +1,4 @@
+import type { Filterable } from "@engram/core";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
@@ -19,7 +20,11 @@ function build(vectors: Float32Array[]) {
   const matrix = new VectorMatrix(DIMS, usearch(), 16);
   const tiers = vectors.map((_, i) => (i % 3 === 0 ? "long" : "short"));
   for (const [rowid, vector] of vectors.entries()) {
-    matrix.set(rowid, vector, tiers[rowid] as string, "memory");
+    matrix.set(rowid, vector, {
+      path: `notes/${rowid % 10}.md`,
+      tier: tiers[rowid] as string,
+      source: "memory",
+    });
   }
   let lookups = 0;
   const exact = (rowid: number) => {
@@ -71,11 +76,15 @@ describe("int8 vector matrix with exact rescoring", () => {
     for (let q = 0; q < 6; q++) {
       const query = base.map((x) => x + (next() * 2 - 1) * 1e-4);
       for (const k of [1, 3, 24, 500]) {
-        for (const [accept, label] of [
-          [() => true, (_tier: string) => true],
-          [(rowid: number) => tiers[rowid] === "long", (tier: string) => tier === "long"],
+        for (const [accept, predicate] of [
+          [() => true, undefined],
+          [
+            (rowid: number) => tiers[rowid] === "long",
+            (chunk: Filterable) => chunk.tier === "long",
+          ],
+          [(rowid: number) => rowid % 10 === 7, (chunk: Filterable) => chunk.path === "notes/7.md"],
         ] as const) {
-          const found = matrix.nearest(query, k, label, exact);
+          const found = matrix.nearest(query, k, predicate, exact);
           expect(topOf(found, k)).toEqual(bruteForce(vectors, query, k, accept));
           expect(found.map((hit) => hit.distance)).toEqual(
             [...found.map((hit) => hit.distance)].sort((a, b) => a - b),
@@ -93,11 +102,26 @@ describe("int8 vector matrix with exact rescoring", () => {
     const { matrix, exact, lookups } = build(vectors);
     for (let q = 0; q < 10; q++) {
       const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
-      const found = matrix.nearest(query, 10, () => true, exact);
+      const found = matrix.nearest(query, 10, undefined, exact);
       expect(topOf(found, 10)).toEqual(bruteForce(vectors, query, 10, () => true));
     }
     expect(lookups()).toBeGreaterThan(0);
     expect(lookups()).toBeLessThan(10 * 5000 * 0.2);
+  });
+
+  it("gives up on a filter that too few scanned rows pass, when asked to", () => {
+    const next = seededRandom(7);
+    const vectors = Array.from({ length: 3000 }, () =>
+      Float32Array.from({ length: DIMS }, () => next() * 2 - 1),
+    );
+    const { matrix, exact } = build(vectors);
+    const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+    const oneFileInTen = (chunk: Filterable) => chunk.path === "notes/7.md";
+    expect(matrix.nearest(query, 50, oneFileInTen, exact, 1 / 2)).toBeUndefined();
+    const found = matrix.nearest(query, 50, oneFileInTen, exact, 1 / 16);
+    expect(topOf(found ?? [], 50)).toEqual(
+      bruteForce(vectors, query, 50, (rowid) => rowid % 10 === 7),
+    );
   });
 
   it("follows removals and replacements, and finds nothing for a zero query", () => {
@@ -107,21 +131,18 @@ describe("int8 vector matrix with exact rescoring", () => {
     );
     const { matrix, exact } = build(vectors);
     const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
-    const first = matrix.nearest(query, 5, () => true, exact);
+    const first = matrix.nearest(query, 5, undefined, exact);
     for (const hit of first.slice(0, 3)) matrix.remove(hit.rowid);
     for (let rowid = 0; rowid < 2000; rowid++) matrix.remove(rowid); // compacts the rows
     const live = (rowid: number) =>
       rowid >= 2000 && !first.slice(0, 3).some((hit) => hit.rowid === rowid);
-    expect(
-      topOf(
-        matrix.nearest(query, 5, () => true, exact),
-        5,
-      ),
-    ).toEqual(bruteForce(vectors, query, 5, live));
+    expect(topOf(matrix.nearest(query, 5, undefined, exact), 5)).toEqual(
+      bruteForce(vectors, query, 5, live),
+    );
     vectors[2500] = query.slice();
-    matrix.set(2500, query, "long", "memory");
-    expect(matrix.nearest(query, 1, () => true, exact)[0]?.rowid).toBe(2500);
-    expect(matrix.nearest(new Float32Array(DIMS), 5, () => true, exact)).toEqual([]);
+    matrix.set(2500, query, { path: "new.md", tier: "long", source: "memory" });
+    expect(matrix.nearest(query, 1, undefined, exact)[0]?.rowid).toBe(2500);
+    expect(matrix.nearest(new Float32Array(DIMS), 5, undefined, exact)).toEqual([]);
     expect(matrix.size).toBe(1000 - first.slice(0, 3).filter((hit) => hit.rowid >= 2000).length);
   });
 });

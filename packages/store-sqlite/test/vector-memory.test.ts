@@ -46,6 +46,10 @@ const FILTERS: Array<SearchFilter | undefined> = [
   { tiers: ["short"], sources: ["memory"] },
   { sources: ["sessions"] },
   { tiers: [] },
+  { pathPrefix: "notes/1" },
+  { pathPrefix: "notes/2", tiers: ["mid", "long"] },
+  { pathPrefix: "notes/39.md" },
+  { pathPrefix: "elsewhere/" },
 ];
 
 /** Every (query, k, filter) answer: the chunks found (`path:line`) and their scores. */
@@ -162,7 +166,7 @@ describe("vectors searched from memory", () => {
     const db = new Database(":memory:");
     // vec0's rowid table but none of its storage tables: only the plain vectors table can be read.
     db.exec(`
-      CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, tier TEXT, source TEXT);
+      CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, path TEXT, tier TEXT, source TEXT);
       CREATE TABLE ${PLAIN_VECTORS_TABLE} (rowid INTEGER PRIMARY KEY, embedding BLOB);
       CREATE TABLE plain_rowids (rowid INTEGER PRIMARY KEY);
     `);
@@ -172,7 +176,7 @@ describe("vectors searched from memory", () => {
       [0.6, 0.8],
     ];
     vectors.forEach((vector, i) => {
-      db.prepare("INSERT INTO chunks VALUES (?, ?, 'memory')").run(
+      db.prepare("INSERT INTO chunks VALUES (?, 'a.md', ?, 'memory')").run(
         i + 1,
         i === 1 ? "short" : "long",
       );
@@ -187,7 +191,7 @@ describe("vectors searched from memory", () => {
     const nearest = matrix.nearest(
       Float32Array.from([0, 1]),
       2,
-      (tier) => tier === "long",
+      (chunk) => chunk.tier === "long",
       (rowid) => Float32Array.from(vectors[rowid - 1] as number[]),
     );
     expect(nearest.map((hit) => hit.rowid)).toEqual([3, 1]);
