@@ -24,9 +24,9 @@ import { toEngramError } from "./errors.js";
 import { FullTextIndex, termsDocument } from "./fulltext.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
-import { DIMS_META_KEY, FTS_TABLE, migrate } from "./schema.js";
+import { DIMS_META_KEY, FTS_TABLE, migrate, VEC_TABLE } from "./schema.js";
 import { StatementCache } from "./statements.js";
-import { VEC_TABLE, VectorIndex } from "./vectors.js";
+import { VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_VECTOR_MEMORY_MB = 256;

@@ -15,8 +15,6 @@ import { simdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
 import type { VectorMatrix } from "./vector-matrix.js";
 
-export { VEC_TABLE };
-
 /** sqlite-vec refuses KNN queries with a larger `k`. */
 export const MAX_KNN_K = 4096;
 
@@ -212,7 +210,8 @@ export class VectorIndex {
    * The `k` nearest chunks, nearest first, ties by path then start line. Rows whose distance is
    * undefined (a zero vector on either side) are left out.
    *
-   * The in-memory copy answers every filter. Without it (first search, over budget, no USearch):
+   * The in-memory copy answers every filter but a path prefix that few of the nearest rows pass,
+   * which goes to the exact scan below. Without the copy (first search, over budget, no USearch):
    * vec0 returns an arbitrary subset of equally distant rows at the cut-off, so one row more than
    * `k` is fetched, and while the `k`-th distance is also the last one fetched the query is
    * repeated with a doubled `k` until the tie group is complete. A path prefix (which vec0 cannot
