@@ -91,9 +91,9 @@ export class VectorMatrix {
   }
 
   /**
-   * Rows accepted by `accept` (all when undefined) with their exact distances (from `exact`'s float32 vectors), nearest
-   * first: at least the `k` nearest of them plus every row as near as the `k`-th (the caller orders
-   * ties).
+   * Rows accepted by `accept` (all when undefined) with their exact distances (from `exact`'s
+   * float32 vectors), nearest first: at least the `k` nearest of them plus every row as near as the
+   * `k`-th (the caller orders ties).
    *
    * The int8 scan returns rows in order of their approximate distance, which is within
    * `bound` = (largest row rounding angle + the query's + {@link KERNEL_SLACK}) of the exact one.
