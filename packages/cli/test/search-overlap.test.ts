@@ -68,6 +68,13 @@ describe("hybrid search overlaps the query embedding with the keyword search (re
     open.push(memory);
     return memory;
   };
+  /** The workspace indexed with a healthy provider, then opened with one that fails this way. */
+  const indexedThenFailing = async (events: string[], failure: "reject" | "throw") => {
+    const healthy = await memoryWith(delayedProvider(events), events);
+    await healthy.sync();
+    await healthy.close();
+    return memoryWith(delayedProvider(events, failure), events);
+  };
   beforeEach(async () => {
     ws = await tempDir();
     await writeFiles(ws, {
@@ -95,10 +102,7 @@ describe("hybrid search overlaps the query embedding with the keyword search (re
 
   it("a query embedding that fails late degrades to the keyword results already found", async () => {
     const events: string[] = [];
-    const healthy = await memoryWith(delayedProvider(events), events);
-    await healthy.sync();
-    await healthy.close();
-    const memory = await memoryWith(delayedProvider(events, "reject"), events);
+    const memory = await indexedThenFailing(events, "reject");
     events.length = 0;
     const response = await memory.search("部署窗口", { mode: "hybrid" });
     expect(events).toEqual(["embed:start", "text:start", "text:end", "embed:end"]);
@@ -112,10 +116,7 @@ describe("hybrid search overlaps the query embedding with the keyword search (re
 
   it("a provider that throws synchronously degrades the same way", async () => {
     const events: string[] = [];
-    const healthy = await memoryWith(delayedProvider(events), events);
-    await healthy.sync();
-    await healthy.close();
-    const memory = await memoryWith(delayedProvider(events, "throw"), events);
+    const memory = await indexedThenFailing(events, "throw");
     const response = await memory.search("Friday review", { mode: "hybrid" });
     expect(response).toMatchObject({ mode: "keyword", degraded: true });
     expect(response.degradedReason).toMatch(/scripted synchronous failure/);

@@ -80,10 +80,7 @@ export const MIGRATIONS: readonly Migration[] = [
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${PLAIN_VECTORS_TABLE} (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`,
     );
-    const hasVec0 = db
-      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-      .get(VEC_TABLE);
-    if (!hasVec0) return;
+    if (!tableExists(db, VEC_TABLE)) return;
     if (!db.prepare("SELECT 1 FROM pragma_module_list WHERE name = 'vec0'").get()) {
       throw new EngramError(
         "STORE_FAILED",
@@ -98,6 +95,14 @@ export const MIGRATIONS: readonly Migration[] = [
     );
   },
 ];
+
+/** True when the database has a table (or virtual table) named `name`. */
+export function tableExists(db: Database, name: string): boolean {
+  return (
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !==
+    undefined
+  );
+}
 
 /** The schema version this package writes (`PRAGMA user_version`). */
 export const SCHEMA_VERSION = MIGRATIONS.length;

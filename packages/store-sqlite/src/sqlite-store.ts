@@ -24,7 +24,7 @@ import { toEngramError } from "./errors.js";
 import { FullTextIndex, termsDocument } from "./fulltext.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
-import { DIMS_META_KEY, FTS_TABLE, migrate, VEC_TABLE } from "./schema.js";
+import { DIMS_META_KEY, FTS_TABLE, migrate, tableExists, VEC_TABLE } from "./schema.js";
 import { StatementCache } from "./statements.js";
 import { VectorIndex } from "./vectors.js";
 
@@ -54,7 +54,6 @@ const SQL = {
     ORDER BY c.start_line, c.end_line, c.id`,
   countFiles: "SELECT count(*) AS n FROM files",
   countChunks: "SELECT count(*) AS n FROM chunks",
-  vecTableExists: "SELECT 1 AS found FROM sqlite_master WHERE name = ?",
 } as const;
 
 /** The open connection and what is built on it. */
@@ -332,7 +331,7 @@ export class SqliteStore implements MemoryStore {
    */
   private checkVectorSpace({ sql, vectors }: Open): void {
     const dims = readDims(sql);
-    const hasTable = sql.get(SQL.vecTableExists).get(VEC_TABLE) !== undefined;
+    const hasTable = tableExists(sql.db, VEC_TABLE);
     if (vectors) {
       if (dims !== null && !hasTable) vectors.create(dims);
       return;

@@ -11,7 +11,7 @@ import {
   vectorToBlob,
 } from "./rows.js";
 import { PLAIN_VECTORS_TABLE, VEC_TABLE } from "./schema.js";
-import { simdScan } from "./simd-scan.js";
+import { type SimdScan, simdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
 import type { VectorMatrix } from "./vector-matrix.js";
 
@@ -66,14 +66,6 @@ export class VectorIndex {
     private readonly cacheBytes: number,
     private readonly loadAfter = 1,
   ) {}
-
-  exists(): boolean {
-    return (
-      this.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(
-        VEC_TABLE,
-      ) !== undefined
-    );
-  }
 
   /** Drop the table (if any) and, when `dims` is not null, create it for `dims` dimensions. */
   recreate(dims: number | null): void {
@@ -173,32 +165,28 @@ export class VectorIndex {
 
   /**
    * The vectors in memory, loaded or reloaded when another connection changed them since; undefined
-   * when they exceed the memory budget or the SIMD scan is unavailable on this platform.
+   * when they exceed the memory budget. Call inside a read transaction: the generation read and
+   * the load then see one snapshot.
    */
-  #matrix(dims: number): VectorMatrix | undefined {
-    const scan = simdScan();
-    if (this.cacheBytes <= 0 || !scan) return undefined;
-    const db = this.statements.db;
+  #matrix(dims: number, scan: SimdScan): VectorMatrix | undefined {
     const dataVersion = this.statement("PRAGMA data_version").pluck().get() as number;
     const cached = this.#cached;
     if (cached?.dataVersion === dataVersion) return cached.matrix;
-    return db.transaction(() => {
-      // Another connection committed something; reload only if it changed vectors.
-      const generation = this.#generation();
-      if (cached?.generation === generation) {
-        cached.dataVersion = dataVersion;
-        return cached.matrix;
-      }
-      const rows = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
-        n: number;
-      };
-      const matrix =
-        rows.n * matrixBytesPerRow(dims) <= this.cacheBytes
-          ? loadMatrix(this.statements, VEC_TABLE, dims, scan)
-          : undefined;
-      this.#cached = { matrix, generation, dataVersion };
-      return matrix;
-    })();
+    // Another connection committed something; reload only if it changed vectors.
+    const generation = this.#generation();
+    if (cached?.generation === generation) {
+      cached.dataVersion = dataVersion;
+      return cached.matrix;
+    }
+    const rows = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
+      n: number;
+    };
+    const matrix =
+      rows.n * matrixBytesPerRow(dims) <= this.cacheBytes
+        ? loadMatrix(this.statements, VEC_TABLE, dims, scan)
+        : undefined;
+    this.#cached = { matrix, generation, dataVersion };
+    return matrix;
   }
 
   count(): number {
@@ -221,10 +209,11 @@ export class VectorIndex {
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
     // By default the first search of a connection asks vec0: a one-shot process (`engram search`)
     // would pay more for loading the copy (~0.2 s per 10k vectors) than it could save.
-    if (this.#searches++ >= this.loadAfter && this.cacheBytes > 0 && simdScan()) {
+    const scan = this.#searches++ >= this.loadAfter && this.cacheBytes > 0 ? simdScan() : undefined;
+    if (scan) {
       // One read transaction: the copy, the vectors it rescores with and the chunk rows agree.
       const found = this.statements.db.transaction(() => {
-        const matrix = this.#matrix(query.length);
+        const matrix = this.#matrix(query.length, scan);
         return matrix && this.fromMatrix(matrix, query, k, filter);
       })();
       if (found) return found;

@@ -9,6 +9,11 @@ import { type MatrixHit, VectorMatrix } from "../src/vector-matrix.js";
 
 const DIMS = 64;
 
+/** A vector of DIMS components uniform in [-1, 1). */
+function randomVector(next: () => number): Float32Array {
+  return Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+}
+
 function usearch(): SimdScan {
   const scan = simdScan();
   if (!scan) throw new Error("USearch's binary did not load on this platform");
@@ -59,7 +64,7 @@ function topOf(hits: MatrixHit[], k: number): MatrixHit[] {
 describe("int8 vector matrix with exact rescoring", () => {
   it("returns the exact k nearest even where int8 images cannot tell rows apart", () => {
     const next = seededRandom(11);
-    const base = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+    const base = randomVector(next);
     // 400 rows within 1e-4 of one vector (identical int8 images, distinct exact distances),
     // duplicates (exact ties), a zero vector, and 2,000 unrelated rows.
     const near = Array.from({ length: 400 }, () => base.map((x) => x + (next() * 2 - 1) * 1e-4));
@@ -68,9 +73,7 @@ describe("int8 vector matrix with exact rescoring", () => {
       near[0] as Float32Array,
       near[1] as Float32Array,
       new Float32Array(DIMS),
-      ...Array.from({ length: 2000 }, () =>
-        Float32Array.from({ length: DIMS }, () => next() * 2 - 1),
-      ),
+      ...Array.from({ length: 2000 }, () => randomVector(next)),
     ];
     const { matrix, tiers, exact } = build(vectors);
     for (let q = 0; q < 6; q++) {
@@ -96,12 +99,10 @@ describe("int8 vector matrix with exact rescoring", () => {
 
   it("rescores a small share of the rows to prove an ordinary top k", () => {
     const next = seededRandom(5);
-    const vectors = Array.from({ length: 5000 }, () =>
-      Float32Array.from({ length: DIMS }, () => next() * 2 - 1),
-    );
+    const vectors = Array.from({ length: 5000 }, () => randomVector(next));
     const { matrix, exact, lookups } = build(vectors);
     for (let q = 0; q < 10; q++) {
-      const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+      const query = randomVector(next);
       const found = matrix.nearest(query, 10, undefined, exact);
       expect(topOf(found, 10)).toEqual(bruteForce(vectors, query, 10, () => true));
     }
@@ -111,11 +112,9 @@ describe("int8 vector matrix with exact rescoring", () => {
 
   it("gives up on a filter that too few scanned rows pass, when asked to", () => {
     const next = seededRandom(7);
-    const vectors = Array.from({ length: 3000 }, () =>
-      Float32Array.from({ length: DIMS }, () => next() * 2 - 1),
-    );
+    const vectors = Array.from({ length: 3000 }, () => randomVector(next));
     const { matrix, exact } = build(vectors);
-    const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+    const query = randomVector(next);
     const oneFileInTen = (chunk: Filterable) => chunk.path === "notes/7.md";
     expect(matrix.nearest(query, 50, oneFileInTen, exact, 1 / 2)).toBeUndefined();
     const found = matrix.nearest(query, 50, oneFileInTen, exact, 1 / 16);
@@ -126,11 +125,9 @@ describe("int8 vector matrix with exact rescoring", () => {
 
   it("follows removals and replacements, and finds nothing for a zero query", () => {
     const next = seededRandom(3);
-    const vectors = Array.from({ length: 3000 }, () =>
-      Float32Array.from({ length: DIMS }, () => next() * 2 - 1),
-    );
+    const vectors = Array.from({ length: 3000 }, () => randomVector(next));
     const { matrix, exact } = build(vectors);
-    const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
+    const query = randomVector(next);
     const first = matrix.nearest(query, 5, undefined, exact);
     for (const hit of first.slice(0, 3)) matrix.remove(hit.rowid);
     for (let rowid = 0; rowid < 2000; rowid++) matrix.remove(rowid); // compacts the rows
