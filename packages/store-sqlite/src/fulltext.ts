@@ -1,6 +1,12 @@
 import { compileLabelFilter, type SearchFilter } from "@engram/core";
 import { filterConditions } from "./filters.js";
-import { type ChunkRow, chunkRowsByRowid, compareRowOrder, tieOrder } from "./rows.js";
+import {
+  type ChunkRow,
+  chunkColumns,
+  chunkRowsByRowid,
+  compareRowOrder,
+  tieOrder,
+} from "./rows.js";
 import { FTS_TABLE } from "./schema.js";
 import type { StatementCache } from "./statements.js";
 
@@ -87,10 +93,11 @@ export class FullTextIndex {
 
   /**
    * The best `k` rows for `terms`. FTS5 alone ranks first — a join with `chunks` for the filter
-   * and the tie order cost as much again as BM25 itself — and the few rows it returns are read
-   * and filtered here. That answer is exact when the `k`-th kept row scores strictly better than
-   * the last row ranked (no row further down can tie or beat it), or FTS5 ranked every match;
-   * otherwise (a selective filter, a tie at the cut-off) the joined query answers.
+   * and the tie order before the cut costs as much again as BM25 itself — and the few rows it
+   * returns are joined with their chunk rows in the same statement (one rowid lookup each), then
+   * filtered and ordered here. That answer is exact when the `k`-th kept row scores strictly
+   * better than the last row ranked (no row further down can tie or beat it), or FTS5 ranked every
+   * match; otherwise (a selective filter, a tie at the cut-off) the joined query answers.
    */
   private query(
     terms: readonly string[],
@@ -101,30 +108,25 @@ export class FullTextIndex {
     if (expression === undefined) return [];
     if (filter?.pathPrefix) return this.joined(expression, k, filter);
     const fetch = k + 1 + (filter?.tiers || filter?.sources ? k : 0);
+    // LEFT JOIN: every ranked row comes back (a chunk row missing from `chunks` reads as NULLs),
+    // so the count below still tells whether FTS5 ranked every match.
     const ranked = this.statements
       .get(
-        `SELECT rowid, bm25(${FTS_TABLE}) AS rank FROM ${FTS_TABLE}
-         WHERE ${FTS_TABLE} MATCH ? ORDER BY rank LIMIT ?`,
+        `SELECT ${chunkColumns("c")}, f.rank AS rank
+         FROM (SELECT rowid, bm25(${FTS_TABLE}) AS rank FROM ${FTS_TABLE}
+               WHERE ${FTS_TABLE} MATCH ? ORDER BY rank LIMIT ?) AS f
+         LEFT JOIN chunks AS c ON c.rowid = f.rowid`,
       )
-      .all(expression, fetch) as Array<{ rowid: number; rank: number }>;
+      .all(expression, fetch) as Array<RankedRow | (Partial<ChunkRow> & { rank: number })>;
     const accept = compileLabelFilter(filter);
-    // Filter and order on the locating columns; read whole rows (with text) for the k kept only.
-    const rankOf = new Map(ranked.map((r) => [r.rowid, r.rank]));
-    const located = this.statements
-      .get(
-        `SELECT rowid, id, path, tier, source, start_line, end_line FROM chunks
-         WHERE rowid IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(ranked.map((r) => r.rowid))) as ChunkRow[];
-    const kept = located
+    const kept = ranked
+      .filter((row): row is RankedRow => row.id != null)
       .filter((row) => !accept || accept(row.tier, row.source))
-      .map((row) => ({ ...row, rank: rankOf.get(row.rowid) as number }))
       .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b));
-    const last = ranked[ranked.length - 1];
+    const lastRank = Math.max(...ranked.map((row) => row.rank));
     const kth = kept[k - 1];
-    const exact =
-      ranked.length < fetch || (kth !== undefined && last !== undefined && kth.rank < last.rank);
-    return exact ? this.rows(kept.slice(0, k)) : this.joined(expression, k, filter);
+    const exact = ranked.length < fetch || (kth !== undefined && kth.rank < lastRank);
+    return exact ? kept.slice(0, k) : this.joined(expression, k, filter);
   }
 
   /** Rank with the filter and tie order applied in SQL (rowids first, then the k rows in full). */
