@@ -123,7 +123,8 @@ export class FullTextIndex {
       .filter((row): row is RankedRow => row.id != null)
       .filter((row) => !accept || accept(row.tier, row.source))
       .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b));
-    const lastRank = Math.max(...ranked.map((row) => row.rank));
+    let lastRank = Number.NEGATIVE_INFINITY; // a loop: `ranked` may be too long to spread
+    for (const row of ranked) if (row.rank > lastRank) lastRank = row.rank;
     const kth = kept[k - 1];
     const exact = ranked.length < fetch || (kth !== undefined && kth.rank < lastRank);
     return exact ? kept.slice(0, k) : this.joined(expression, k, filter);

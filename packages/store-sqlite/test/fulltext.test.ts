@@ -131,4 +131,21 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
     const short = await store.searchText(["deploy"], 3, { tiers: ["short"] });
     expect(lines(short)).toEqual(["notes/short-0.md", "notes/short-1.md", "notes/short-2.md"]);
   });
+
+  it("returns every match when k exceeds them, however many there are", async () => {
+    // More ranked rows than a JS call takes as spread arguments (~120k on V8).
+    const n = 210_000;
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({
+      upserts: [
+        upsert(
+          "big.md",
+          Array.from({ length: n }, (_, i) => [i + 1, ["common"]]),
+        ),
+      ],
+    });
+    const hits = await store.searchText(["common"], 2 ** 31 - 1);
+    expect(hits).toHaveLength(n);
+    expect(hits.slice(0, 3).map((hit) => hit.chunk.startLine)).toEqual([1, 2, 3]);
+  }, 60_000);
 });
