@@ -30,11 +30,9 @@ export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFacto
           ? configured
           : resolve(workspace, configured);
     const storeOptions: SqliteStoreOptions = { path };
-    if (options.vectors !== undefined) storeOptions.vectors = options.vectors;
-    if (options.busyTimeoutMs !== undefined) storeOptions.busyTimeoutMs = options.busyTimeoutMs;
-    if (options.vectorMemoryMb !== undefined) storeOptions.vectorMemoryMb = options.vectorMemoryMb;
-    if (options.vectorMemoryAfterSearches !== undefined) {
-      storeOptions.vectorMemoryAfterSearches = options.vectorMemoryAfterSearches;
+    // Every other option passes through as given (absent ones stay absent: the store's defaults).
+    for (const [key, value] of Object.entries(options)) {
+      if (key !== "path" && value !== undefined) Object.assign(storeOptions, { [key]: value });
     }
     return createSqliteStore(storeOptions);
   };

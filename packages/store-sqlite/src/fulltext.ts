@@ -1,14 +1,25 @@
-import { compileLabelFilter, type SearchFilter } from "@engram/core";
+import {
+  type ChunkRecord,
+  compileFilter,
+  compileLabelFilter,
+  type Filterable,
+  type SearchFilter,
+} from "@engram/core";
 import { filterConditions } from "./filters.js";
+import { FollowedCopy } from "./followed-copy.js";
 import {
   type ChunkRow,
   chunkColumns,
+  chunkLabels,
   chunkRowsByRowid,
   compareRowOrder,
   tieOrder,
 } from "./rows.js";
-import { FTS_TABLE } from "./schema.js";
+import { CHUNK_TERMS_TABLE, FTS_TABLE, TERM_IDS_TABLE } from "./schema.js";
 import type { StatementCache } from "./statements.js";
+import { TermCountEncoder } from "./term-counts.js";
+import { TermDictionary } from "./term-dictionary.js";
+import { type Bm25Totals, type QueryTerm, TermPostings } from "./term-postings.js";
 
 /** A chunk row with its FTS5 `bm25()` value (negative; lower is better). */
 export type RankedRow = ChunkRow & { rank: number };
@@ -32,6 +43,23 @@ export function matchExpression(terms: readonly string[]): string | undefined {
   return unique.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
 }
 
+/**
+ * Meta key of a counter every transaction that changes the terms increments (see
+ * {@link FollowedCopy}).
+ */
+export const TERMS_GENERATION_META_KEY = "store-sqlite.terms-generation";
+
+/** Reload the postings once chunks added and removed since loading pass this share of them. */
+const MAX_CHURN = 0.25;
+
+/** A change to the terms: a chunk added (with its labels) or removed, with its terms blob. */
+interface TermOp {
+  rowid: number;
+  /** undefined: the chunk had no terms row (written before schema 4); the copy cannot follow. */
+  terms: Buffer | undefined;
+  chunk?: Filterable;
+}
+
 /** Document frequencies remembered per connection before the cache starts over. */
 const MAX_CACHED_TERMS = 50_000;
 
@@ -45,7 +73,12 @@ interface IndexStats {
   df: Map<string, number>;
 }
 
-/** BM25 search over the terms table, with filters applied in SQL. */
+/**
+ * The chunks' terms: the FTS5 table, each chunk's term counts and the term ids, written together,
+ * and BM25 search over them. Searches after the first few (`loadAfter`) are answered from
+ * {@link TermPostings}, an in-memory copy of the postings that scores exactly as FTS5 does, when
+ * it fits `memoryBytes`; otherwise FTS5 answers.
+ */
 export class FullTextIndex {
   /**
    * Chunk count and the document frequencies looked up so far, valid while the database's data
@@ -53,15 +86,103 @@ export class FullTextIndex {
    */
   #stats: IndexStats | undefined;
   #writes = 0;
+  #searches = 0;
+  readonly #dictionary: TermDictionary;
+  readonly #encoder = new TermCountEncoder();
+  readonly #copy: FollowedCopy<TermPostings, TermOp>;
 
-  constructor(private readonly statements: StatementCache) {
+  /**
+   * @param memoryBytes Largest in-memory postings ({@link TermPostings.bytes}) searched from
+   *   memory; larger ones, or 0, leave every search to FTS5.
+   * @param loadAfter Searches answered by FTS5 before the postings are loaded.
+   */
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly memoryBytes = 0,
+    private readonly loadAfter = 1,
+  ) {
     statements.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${VOCAB_TABLE} USING fts5vocab(main, '${FTS_TABLE}', 'row')`,
     );
+    this.#dictionary = new TermDictionary(statements);
+    this.#copy = new FollowedCopy(statements, TERMS_GENERATION_META_KEY, (postings, ops) => {
+      for (const { rowid, terms, chunk } of ops) {
+        if (!terms) return false;
+        if (chunk) postings.add(rowid, terms, chunk);
+        else postings.remove(rowid, terms);
+      }
+      return postings.churn <= MAX_CHURN && postings.bytes <= this.memoryBytes;
+    });
   }
 
-  /** Call after this connection changed the terms table (other connections are noticed by themselves). */
-  changed(): void {
+  /** Index the terms of these chunk rows (in the write transaction). */
+  insert(rows: ReadonlyArray<readonly [rowid: number | bigint, chunk: ChunkRecord]>): void {
+    if (!rows.length) return;
+    const dictionary = this.#dictionary;
+    dictionary.begin();
+    const id = (term: string) => dictionary.id(term);
+    const unknown = new Set<string>();
+    const encode = (terms: readonly string[]) =>
+      this.#encoder.encode(terms, dictionary.known, id, unknown);
+    const blobs = rows.map(([, chunk]) => encode(chunk.terms));
+    // Terms the dictionary could not number from memory: look them up (or number them) and
+    // encode those chunks again (more than once only when the cache overflowed meanwhile).
+    while (unknown.size) {
+      dictionary.resolve(unknown);
+      unknown.clear();
+      rows.forEach(([, chunk], i) => {
+        blobs[i] ??= encode(chunk.terms);
+      });
+    }
+    dictionary.flush();
+    const insertFts = this.statements.get(`INSERT INTO ${FTS_TABLE} (rowid, terms) VALUES (?, ?)`);
+    const insertCounts = this.statements.get(
+      `INSERT INTO ${CHUNK_TERMS_TABLE} (rowid, terms) VALUES (?, ?)`,
+    );
+    rows.forEach(([rowid, chunk], i) => {
+      const blob = blobs[i] as Buffer;
+      if (chunk.terms.length > 0) insertFts.run(rowid, termsDocument(chunk.terms));
+      insertCounts.run(rowid, blob);
+      if (this.#copy.following) {
+        this.#copy.log({
+          rowid: Number(rowid),
+          terms: blob,
+          chunk: { path: chunk.path, tier: chunk.tier, source: chunk.source },
+        });
+      }
+    });
+    this.#copy.touch();
+    this.#writes++;
+  }
+
+  /** Remove the terms of chunk row `rowid` (in the write transaction). */
+  delete(rowid: number | bigint): void {
+    this.statements.get(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`).run(rowid);
+    const terms = this.statements
+      .get(`DELETE FROM ${CHUNK_TERMS_TABLE} WHERE rowid = ? RETURNING terms`)
+      .pluck()
+      .get(rowid) as Buffer | undefined;
+    this.#copy.log({ rowid: Number(rowid), terms });
+    this.#writes++;
+  }
+
+  /** Remove every chunk's terms (in the write transaction); term ids stay as they are. */
+  clear(): void {
+    this.statements.get(`INSERT INTO ${FTS_TABLE} (${FTS_TABLE}) VALUES ('delete-all')`).run();
+    this.statements.get(`DELETE FROM ${CHUNK_TERMS_TABLE}`).run();
+    this.#copy.reset();
+    this.#writes++;
+  }
+
+  /** Call after the write transaction committed. */
+  committed(): void {
+    this.#copy.committed();
+  }
+
+  /** Call after the write transaction rolled back: its changes never happened. */
+  rolledBack(): void {
+    this.#dictionary.rolledBack();
+    this.#copy.rolledBack();
     this.#writes++;
   }
 
@@ -74,21 +195,109 @@ export class FullTextIndex {
    * query first runs without those terms; only when that finds fewer than `k` rows does it run
    * with every term, so a row matching nothing but common terms is still found. The top `k` is the
    * same either way except between rows whose scores differ by less than ~1e-5.
+   *
+   * The in-memory postings and FTS5 give the same rows, order and scores: the same terms are
+   * chosen the same way, and the scores are computed alike (see {@link TermPostings}).
    */
   search(terms: readonly string[], k: number, filter: SearchFilter | undefined): RankedRow[] {
     const unique = [...new Set(terms)].filter((term) => term.length > 0);
     if (!unique.length) return [];
+    const fromMemory = this.#searches++ >= this.loadAfter && this.memoryBytes > 0;
+    // One read transaction: the postings, their statistics and the chunk rows agree.
+    return this.statements.db.transaction(() => {
+      const postings = fromMemory ? this.#copy.current(() => this.#load()) : undefined;
+      return postings
+        ? this.#searchMemory(postings, unique, k, filter)
+        : this.#searchFts(unique, k, filter);
+    })();
+  }
+
+  #searchFts(unique: readonly string[], k: number, filter: SearchFilter | undefined): RankedRow[] {
     const stats = this.stats();
     const df = this.documentFrequencies(stats, unique);
     const present = unique.filter((term) => (df.get(term) ?? 0) > 0);
-    if (!present.length) return [];
-    const total = this.totalRows(stats);
-    const weighted = present.filter((term) => 2 * (df.get(term) ?? 0) < total);
-    if (weighted.length && weighted.length < present.length) {
-      const rows = this.query(weighted, k, filter);
-      if (rows.length >= k) return rows;
-    }
-    return this.query(present, k, filter);
+    return withoutCommonTerms(
+      present,
+      (term) => df.get(term) ?? 0,
+      this.totalRows(stats),
+      k,
+      (chosen) => this.query(chosen, k, filter),
+    );
+  }
+
+  #searchMemory(
+    postings: TermPostings,
+    unique: readonly string[],
+    k: number,
+    filter: SearchFilter | undefined,
+  ): RankedRow[] {
+    const ids = this.#dictionary.lookup(unique);
+    const df = (term: string) => postings.df(ids.get(term) ?? 0);
+    const present = unique.filter((term) => ids.has(term) && df(term) > 0);
+    const accept = compileFilter(filter);
+    return withoutCommonTerms(present, df, postings.rows, k, (chosen) => {
+      const hits = postings.top(this.#queryTerms(postings, chosen, ids), k, accept);
+      const score = new Map(hits.map((hit) => [hit.rowid, hit.score]));
+      return chunkRowsByRowid(
+        this.statements,
+        hits.map((hit) => hit.rowid),
+      )
+        .map((row) => ({ ...row, rank: -(score.get(row.rowid) as number) }))
+        .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b))
+        .slice(0, k);
+    });
+  }
+
+  /**
+   * The chosen terms' ids with FTS5's IDF, `log((N − n + 0.5) / (n + 0.5))` clamped at 1e-6.
+   * SQLite computes the logarithm: it is the C library's `log`, as in FTS5, where JavaScript's
+   * `Math.log` differs in the last bit for ~5 % of inputs.
+   */
+  #queryTerms(
+    postings: TermPostings,
+    terms: readonly string[],
+    ids: ReadonlyMap<string, number>,
+  ): QueryTerm[] {
+    const termIds = terms.map((term) => ids.get(term) as number);
+    const idfs = this.statements
+      .get("SELECT key, ln((? - value + 0.5) / (value + 0.5)) FROM json_each(?)")
+      .raw()
+      .all(postings.bm25Rows, JSON.stringify(termIds.map((id) => postings.df(id)))) as Array<
+      [number, number]
+    >;
+    const query = termIds.map((id) => ({ id, idf: 0 }));
+    for (const [i, idf] of idfs) (query[i] as QueryTerm).idf = idf > 0 ? idf : 1e-6;
+    return query;
+  }
+
+  /**
+   * Every chunk's postings, or undefined when they would take more than the memory budget or some
+   * chunk has no terms row (written before schema 4: re-indexing its file gives it one).
+   */
+  #load(): TermPostings | undefined {
+    if (this.memoryBytes <= 0) return undefined;
+    const count = (sql: string) => this.statements.get(sql).pluck().get() as number;
+    const chunks = count("SELECT count(*) FROM chunks");
+    if (count(`SELECT count(*) FROM ${CHUNK_TERMS_TABLE}`) !== chunks) return undefined;
+    const maxTermId = count(`SELECT coalesce(max(id), 0) FROM ${TERM_IDS_TABLE}`);
+    // The blobs' size estimates the postings' (both are varint pairs per chunk and term).
+    const blobBytes = count(`SELECT total(length(terms)) FROM ${CHUNK_TERMS_TABLE}`);
+    if (TermPostings.estimateBytes(chunks, maxTermId, blobBytes) > this.memoryBytes)
+      return undefined;
+    const totals = readBm25Totals(this.statements);
+    if (!totals) return undefined;
+    const labels = chunkLabels(this.statements);
+    const rows = this.statements
+      .get(`SELECT rowid, terms FROM ${CHUNK_TERMS_TABLE} ORDER BY rowid`)
+      .raw();
+    const postings = TermPostings.build(
+      chunks,
+      maxTermId,
+      totals,
+      labels,
+      () => rows.iterate() as IterableIterator<[number, Buffer]>,
+    );
+    return postings.bytes <= this.memoryBytes ? postings : undefined;
   }
 
   /**
@@ -187,4 +396,53 @@ export class FullTextIndex {
     if (this.#stats?.key !== key) this.#stats = { key, total: undefined, df: new Map() };
     return this.#stats;
   }
+}
+
+/**
+ * Rank with the terms held in fewer than half the rows first (see {@link FullTextIndex.search});
+ * with every term when that leaves none, or finds fewer than `k` rows.
+ */
+function withoutCommonTerms(
+  present: readonly string[],
+  df: (term: string) => number,
+  total: number,
+  k: number,
+  rank: (terms: readonly string[]) => RankedRow[],
+): RankedRow[] {
+  if (!present.length) return [];
+  const weighted = present.filter((term) => 2 * df(term) < total);
+  if (weighted.length && weighted.length < present.length) {
+    const rows = rank(weighted);
+    if (rows.length >= k) return rows;
+  }
+  return rank(present);
+}
+
+/**
+ * FTS5's totals ({@link Bm25Totals}) from its averages record (`<table>_data` id 1: the row count,
+ * then the token count of each column, as SQLite varints); zeros before the first insert.
+ * Undefined when the record is not two varints of up to 8 bytes each (another FTS5 layout): the
+ * postings are then not used.
+ */
+export function readBm25Totals(statements: StatementCache): Bm25Totals | undefined {
+  const block = statements.get(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get() as
+    | Buffer
+    | undefined;
+  if (!block) return { rows: 0, tokens: 0 };
+  const values: number[] = [];
+  let value = 0;
+  let bytes = 0;
+  for (const byte of block) {
+    value = value * 0x80 + (byte & 0x7f);
+    if (++bytes > 8) return undefined;
+    if (byte < 0x80) {
+      values.push(value);
+      value = 0;
+      bytes = 0;
+    }
+  }
+  const [rows, tokens] = values;
+  return values.length === 2 && bytes === 0 && rows !== undefined && tokens !== undefined
+    ? { rows, tokens }
+    : undefined;
 }

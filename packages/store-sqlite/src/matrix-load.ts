@@ -1,11 +1,12 @@
 import type { Filterable } from "@engram/core";
+import { chunkLabels, rowidIndex } from "./rows.js";
 import { PLAIN_VECTORS_TABLE } from "./schema.js";
 import type { SimdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
 import { VectorMatrix } from "./vector-matrix.js";
 
-/** A chunk's path, tier and source, by rowid. */
-type Labels = Map<number, Filterable>;
+/** A chunk's path, tier and source by rowid (undefined: no such chunk). */
+type Labels = (rowid: number) => Filterable | undefined;
 
 /**
  * Read every vector of the vec0 table `table` (with each chunk's path, tier and source from `chunks`)
@@ -23,12 +24,11 @@ export function loadMatrix(
   dims: number,
   scan: SimdScan,
 ): VectorMatrix {
-  const labels: Labels = new Map();
-  const rows = statements
-    .get("SELECT rowid, path, tier, source FROM chunks")
-    .raw()
-    .iterate() as IterableIterator<[number, string, string, string]>;
-  for (const [rowid, path, tier, source] of rows) labels.set(rowid, { path, tier, source });
+  const chunks = chunkLabels(statements);
+  const labels: Labels = (rowid) => {
+    const i = rowidIndex(chunks.rowids, rowid);
+    return i < 0 ? undefined : chunks.labels.chunk(i);
+  };
   const expected = statements.get(`SELECT count(*) FROM ${table}_rowids`).pluck().get() as number;
   const fast = new VectorMatrix(dims, scan, expected);
   if (readStorage(statements, table, fast, labels) === expected) return fast;
@@ -83,7 +83,7 @@ function readStorage(
 
 /** Add a vector whose chunk row exists (searches return chunk rows; an orphan could not be). */
 function add(matrix: VectorMatrix, labels: Labels, rowid: number, vector: Float32Array): void {
-  const label = labels.get(rowid);
+  const label = labels(rowid);
   if (label) matrix.set(rowid, vector, label);
 }
 

@@ -1,4 +1,5 @@
 import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core";
+import { SlotLabels } from "./slot-labels.js";
 import type { StatementCache } from "./statements.js";
 
 /** A `files` row. */
@@ -104,4 +105,51 @@ export function blobToVector(blob: Buffer): Float32Array {
   const out = new Float32Array(blob.byteLength / 4);
   new Uint8Array(out.buffer).set(blob);
   return out;
+}
+
+/** Every chunk's labels: `labels` slot `i` belongs to chunk `rowids[i]`, rowids ascending. */
+export interface ChunkLabels {
+  rowids: Float64Array;
+  labels: SlotLabels;
+}
+
+/**
+ * Every chunk's path, tier and source, for the in-memory copies' filters. Read from the
+ * `chunks_by_path` index, which covers them (SQLite picks it: a scan of `chunks` would read every
+ * chunk's text), and kept as small codes (no object per chunk).
+ */
+export function chunkLabels(statements: StatementCache): ChunkLabels {
+  const count = statements.get("SELECT count(*) FROM chunks").pluck().get() as number;
+  const byPath = new SlotLabels(Math.max(1, count));
+  const rowidsByPath = new Float64Array(count);
+  let n = 0;
+  const rows = statements
+    .get("SELECT rowid, path, tier, source FROM chunks")
+    .raw()
+    .iterate() as IterableIterator<[number, string, string, string]>;
+  for (const [rowid, path, tier, source] of rows) {
+    if (n === count) break; // (one snapshot: cannot happen)
+    byPath.set(n, { path, tier, source });
+    rowidsByPath[n++] = rowid;
+  }
+  const order = new Uint32Array(n).map((_, i) => i);
+  order.sort((a, b) => (rowidsByPath[a] as number) - (rowidsByPath[b] as number));
+  return {
+    rowids: Float64Array.from(order, (i) => rowidsByPath[i] as number),
+    labels: byPath.reordered(order),
+  };
+}
+
+/** Position of `rowid` in the ascending `rowids`, or -1. */
+export function rowidIndex(rowids: Float64Array, rowid: number): number {
+  let low = 0;
+  let high = rowids.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const value = rowids[mid] as number;
+    if (value === rowid) return mid;
+    if (value < rowid) low = mid + 1;
+    else high = mid - 1;
+  }
+  return -1;
 }

@@ -23,6 +23,15 @@ export const VEC_TABLE = "chunks_vec";
  */
 export const PLAIN_VECTORS_TABLE = "chunk_vectors";
 
+/** Term ids: every term any chunk held, numbered once and never renumbered or removed. */
+export const TERM_IDS_TABLE = "term_ids";
+
+/**
+ * Each chunk's terms (same rowid as `chunks`) as (term id, count) pairs in one BLOB (see
+ * `term-counts.ts`): what the in-memory keyword index loads from without re-analysing text.
+ */
+export const CHUNK_TERMS_TABLE = "chunk_terms";
+
 export const MIGRATIONS: readonly Migration[] = [
   // 0 → 1: files, chunks and their full-text terms.
   (db) => {
@@ -93,6 +102,18 @@ export const MIGRATIONS: readonly Migration[] = [
     db.exec(
       `INSERT INTO ${PLAIN_VECTORS_TABLE} (rowid, embedding) SELECT rowid, embedding FROM ${VEC_TABLE}`,
     );
+  },
+  // 3 → 4: term ids and each chunk's term counts. The FTS5 table is contentless, so chunks written
+  // before this step get their row only when re-indexed; until every chunk has one, keyword
+  // search stays on FTS5. The path index also covers tier and source, so the in-memory copies
+  // read every chunk's labels from it instead of scanning the chunk texts (~10× faster).
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS ${TERM_IDS_TABLE} (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+      CREATE TABLE IF NOT EXISTS ${CHUNK_TERMS_TABLE} (rowid INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+      DROP INDEX IF EXISTS chunks_by_path;
+      CREATE INDEX chunks_by_path ON chunks (path, start_line, tier, source);
+    `);
   },
 ];
 

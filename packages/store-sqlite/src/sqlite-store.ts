@@ -21,15 +21,16 @@ import {
 import { isInMemory, openConnection } from "./connection.js";
 import { SqliteEmbeddingCache } from "./embedding-cache.js";
 import { toEngramError } from "./errors.js";
-import { FullTextIndex, termsDocument } from "./fulltext.js";
+import { FullTextIndex } from "./fulltext.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
-import { DIMS_META_KEY, FTS_TABLE, migrate, tableExists, VEC_TABLE } from "./schema.js";
+import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
 import { StatementCache } from "./statements.js";
 import { VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_VECTOR_MEMORY_MB = 256;
+const DEFAULT_KEYWORD_MEMORY_MB = 128;
 
 const SQL = {
   getMeta: "SELECT value FROM meta WHERE key = ?",
@@ -48,8 +49,6 @@ const SQL = {
   deleteChunks: "DELETE FROM chunks WHERE path = ?",
   insertChunk: `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  insertTerms: `INSERT INTO ${FTS_TABLE} (rowid, terms) VALUES (?, ?)`,
-  deleteTerms: `DELETE FROM ${FTS_TABLE} WHERE rowid = ?`,
   getChunks: `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.path = ?
     ORDER BY c.start_line, c.end_line, c.id`,
   countFiles: "SELECT count(*) AS n FROM files",
@@ -79,6 +78,8 @@ export class SqliteStore implements MemoryStore {
   private readonly busyTimeoutMs: number;
   private readonly vectorMemoryBytes: number;
   private readonly vectorMemoryAfter: number;
+  private readonly keywordMemoryBytes: number;
+  private readonly keywordMemoryAfter: number;
   private open: Open | undefined;
   private closed = false;
 
@@ -86,24 +87,26 @@ export class SqliteStore implements MemoryStore {
     this.path = options.path;
     this.vectorsEnabled = options.vectors ?? true;
     this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-    const vectorMemoryMb = options.vectorMemoryMb ?? DEFAULT_VECTOR_MEMORY_MB;
-    if (!(Number.isFinite(vectorMemoryMb) && vectorMemoryMb >= 0)) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `vectorMemoryMb must be a number of megabytes ≥ 0, got ${String(vectorMemoryMb)}.`,
-        { hint: "For example 256 (the default), or 0 to always scan vectors with sqlite-vec." },
-      );
-    }
-    this.vectorMemoryBytes = vectorMemoryMb * 2 ** 20;
-    const after = options.vectorMemoryAfterSearches ?? 1;
-    if (!(Number.isInteger(after) && after >= 0)) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `vectorMemoryAfterSearches must be a whole number ≥ 0, got ${String(after)}.`,
-        { hint: "For example 1 (the default), or 0 to load the vectors on the first search." },
-      );
-    }
-    this.vectorMemoryAfter = after;
+    this.vectorMemoryBytes = megabytes(
+      "vectorMemoryMb",
+      options.vectorMemoryMb ?? DEFAULT_VECTOR_MEMORY_MB,
+      "256 (the default), or 0 to always scan vectors with sqlite-vec",
+    );
+    this.vectorMemoryAfter = searchCount(
+      "vectorMemoryAfterSearches",
+      options.vectorMemoryAfterSearches ?? 1,
+      "load the vectors",
+    );
+    this.keywordMemoryBytes = megabytes(
+      "keywordMemoryMb",
+      options.keywordMemoryMb ?? DEFAULT_KEYWORD_MEMORY_MB,
+      "128 (the default), or 0 to always search with FTS5",
+    );
+    this.keywordMemoryAfter = searchCount(
+      "keywordMemoryAfterSearches",
+      options.keywordMemoryAfterSearches ?? 1,
+      "load the keyword postings",
+    );
     this.capabilities = {
       vector: this.vectorsEnabled,
       fulltext: true,
@@ -128,7 +131,7 @@ export class SqliteStore implements MemoryStore {
       const sql = new StatementCache(db);
       const open: Open = {
         sql,
-        text: new FullTextIndex(sql),
+        text: new FullTextIndex(sql, this.keywordMemoryBytes, this.keywordMemoryAfter),
         vectors: this.vectorsEnabled
           ? new VectorIndex(sql, this.vectorMemoryBytes, this.vectorMemoryAfter)
           : null,
@@ -176,12 +179,11 @@ export class SqliteStore implements MemoryStore {
       inTransaction(open, () => {
         sql.get("DELETE FROM chunks").run();
         sql.get("DELETE FROM files").run();
-        sql.get(`INSERT INTO ${FTS_TABLE} (${FTS_TABLE}) VALUES ('delete-all')`).run();
+        open.text.clear();
         vectors?.recreate(dims);
         if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
         else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
       });
-      open.text.changed();
     });
   }
 
@@ -223,27 +225,23 @@ export class SqliteStore implements MemoryStore {
         const deletes = batch.deletes ?? [];
         this.removeChunks(open, new Set([...deletes, ...upserts.keys()]), dims);
         for (const path of deletes) sql.get(SQL.deleteFile).run(path);
-        const embedded: Array<[rowid: number | bigint, chunk: ChunkRecord, vector: Float32Array]> =
-          [];
+        const inserted: Array<[rowid: number | bigint, chunk: ChunkRecord]> = [];
         for (const { file, chunks } of upserts.values()) {
           sql
             .get(SQL.upsertFile)
             .run(file.path, file.source, file.tier, file.hash, file.mtimeMs, file.size);
-          for (const chunk of chunks) {
-            const rowid = this.insertChunk(sql, chunk);
-            if (chunk.embedding) embedded.push([rowid, chunk, chunk.embedding]);
-          }
+          for (const chunk of chunks) inserted.push([insertChunk(sql, chunk), chunk]);
         }
+        open.text.insert(inserted);
         if (open.vectors && dims !== null) {
-          for (const [rowid, chunk, vector] of embedded) {
-            open.vectors.insert(rowid, vector, chunk);
+          for (const [rowid, chunk] of inserted) {
+            if (chunk.embedding) open.vectors.insert(rowid, chunk.embedding, chunk);
           }
         }
         for (const file of batch.touches ?? []) {
           sql.get(SQL.touchFile).run(file.mtimeMs, file.path);
         }
       });
-      open.text.changed();
     });
   }
 
@@ -349,7 +347,7 @@ export class SqliteStore implements MemoryStore {
 
   /** Delete the chunks of `paths` with their terms and vectors (not the file records). */
   private removeChunks(
-    { sql, vectors }: Open,
+    { sql, text, vectors }: Open,
     paths: ReadonlySet<string>,
     dims: number | null,
   ): void {
@@ -359,44 +357,67 @@ export class SqliteStore implements MemoryStore {
         rowids.push(rowid);
     }
     if (rowids.length === 0) return;
-    const deleteTerms = sql.get(SQL.deleteTerms);
-    for (const rowid of rowids) deleteTerms.run(rowid);
+    for (const rowid of rowids) text.delete(rowid);
     if (vectors && dims !== null) for (const rowid of rowids) vectors.delete(rowid);
     for (const path of paths) sql.get(SQL.deleteChunks).run(path);
-  }
-
-  /** Insert a chunk row and its terms; returns its rowid. */
-  private insertChunk(sql: StatementCache, chunk: ChunkRecord): number | bigint {
-    const { lastInsertRowid: rowid } = sql
-      .get(SQL.insertChunk)
-      .run(
-        chunk.id,
-        chunk.path,
-        chunk.source,
-        chunk.tier,
-        chunk.startLine,
-        chunk.endLine,
-        JSON.stringify(chunk.headings),
-        chunk.text,
-        chunk.hash,
-      );
-    if (chunk.terms.length > 0) sql.get(SQL.insertTerms).run(rowid, termsDocument(chunk.terms));
-    return rowid;
   }
 }
 
 /**
- * Run `fn` in one immediate transaction; the vector index learns whether it committed (to update
- * its in-memory vectors) or rolled back.
+ * Run `fn` in one immediate transaction; the full-text and vector indexes learn whether it
+ * committed (to update their in-memory copies) or rolled back.
  */
-function inTransaction({ sql, vectors }: Open, fn: () => void): void {
+function inTransaction({ sql, text, vectors }: Open, fn: () => void): void {
   try {
     sql.db.transaction(fn).immediate();
   } catch (error) {
+    text.rolledBack();
     vectors?.rolledBack();
     throw error;
   }
+  text.committed();
   vectors?.committed();
+}
+
+/** `value` MB as bytes; a typed error unless it is a number ≥ 0. */
+function megabytes(option: string, value: number, example: string): number {
+  if (!(Number.isFinite(value) && value >= 0)) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `${option} must be a number of megabytes ≥ 0, got ${String(value)}.`,
+      { hint: `For example ${example}.` },
+    );
+  }
+  return value * 2 ** 20;
+}
+
+/** `value` as a count of searches; a typed error unless it is a whole number ≥ 0. */
+function searchCount(option: string, value: number, what: string): number {
+  if (!(Number.isInteger(value) && value >= 0)) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `${option} must be a whole number ≥ 0, got ${String(value)}.`,
+      { hint: `For example 1 (the default), or 0 to ${what} on the first search.` },
+    );
+  }
+  return value;
+}
+
+/** Insert a chunk row (its terms and vector are the indexes' business); returns its rowid. */
+function insertChunk(sql: StatementCache, chunk: ChunkRecord): number | bigint {
+  return sql
+    .get(SQL.insertChunk)
+    .run(
+      chunk.id,
+      chunk.path,
+      chunk.source,
+      chunk.tier,
+      chunk.startLine,
+      chunk.endLine,
+      JSON.stringify(chunk.headings),
+      chunk.text,
+      chunk.hash,
+    ).lastInsertRowid;
 }
 
 function readMeta(sql: StatementCache, key: string): string | undefined {

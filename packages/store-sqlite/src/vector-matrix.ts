@@ -1,6 +1,7 @@
 import type { ChunkPredicate, Filterable } from "@engram/core";
 import { cosineDistance, KERNEL_SLACK, quantize } from "./quantize.js";
 import type { SimdScan } from "./simd-scan.js";
+import { resized, SlotLabels } from "./slot-labels.js";
 
 /** A row found by {@link VectorMatrix.nearest}: the chunk's rowid and its cosine distance. */
 export interface MatrixHit {
@@ -29,15 +30,10 @@ const ZERO = 2;
 export class VectorMatrix {
   #data: Int8Array;
   #rowids: Float64Array;
-  #tier: Uint8Array;
-  #source: Uint8Array;
-  #path: Uint32Array;
+  #labels: SlotLabels;
   /** Per slot: {@link LIVE}, {@link ZERO} (held, never returned: no cosine) or {@link REMOVED}. */
   #state: Uint8Array;
   #slotOf = new Map<number, number>();
-  #labels = new Interned(255);
-  /** Paths of removed rows stay until the copy is reloaded: files are mostly re-indexed in place. */
-  #paths = new Interned(2 ** 32 - 1);
   #rows = 0;
   #dead = 0;
   /** Largest rounding angle of any row ever held (removals never lower it: still a bound). */
@@ -51,9 +47,7 @@ export class VectorMatrix {
     const n = Math.max(1, capacity);
     this.#data = new Int8Array(n * dims);
     this.#rowids = new Float64Array(n);
-    this.#tier = new Uint8Array(n);
-    this.#source = new Uint8Array(n);
-    this.#path = new Uint32Array(n);
+    this.#labels = new SlotLabels(n);
     this.#state = new Uint8Array(n);
   }
 
@@ -72,9 +66,7 @@ export class VectorMatrix {
       this.#data.subarray(slot * this.dims, (slot + 1) * this.dims),
     );
     this.#rowids[slot] = rowid;
-    this.#tier[slot] = this.#labels.code(chunk.tier);
-    this.#source[slot] = this.#labels.code(chunk.source);
-    this.#path[slot] = this.#paths.code(chunk.path);
+    this.#labels.set(slot, chunk);
     this.#state[slot] = Number.isNaN(rounding) ? ZERO : LIVE;
     if (rounding > this.#rounding) this.#rounding = rounding;
     this.#slotOf.set(rowid, slot);
@@ -147,7 +139,7 @@ export class VectorMatrix {
           break;
         }
         live++;
-        if (accept && !accept(this.#chunk(slot))) continue;
+        if (accept && !accept(this.#labels.chunk(slot))) continue;
         accepted++;
         const rowid = this.#rowids[slot] as number;
         let distance = known.get(rowid);
@@ -169,29 +161,11 @@ export class VectorMatrix {
     }
   }
 
-  #chunk(slot: number): Filterable {
-    return {
-      path: this.#paths.value(this.#path[slot] as number),
-      tier: this.#labels.value(this.#tier[slot] as number),
-      source: this.#labels.value(this.#source[slot] as number),
-    };
-  }
-
   #resize(capacity: number): void {
-    const grow = <T extends Int8Array | Float64Array | Uint8Array | Uint32Array>(
-      old: T,
-      size: number,
-    ): T => {
-      const next = new (old.constructor as new (n: number) => T)(size);
-      next.set(old.subarray(0, Math.min(old.length, size)));
-      return next;
-    };
-    this.#data = grow(this.#data, capacity * this.dims);
-    this.#rowids = grow(this.#rowids, capacity);
-    this.#tier = grow(this.#tier, capacity);
-    this.#source = grow(this.#source, capacity);
-    this.#path = grow(this.#path, capacity);
-    this.#state = grow(this.#state, capacity);
+    this.#data = resized(this.#data, capacity * this.dims);
+    this.#rowids = resized(this.#rowids, capacity);
+    this.#labels.resize(capacity);
+    this.#state = resized(this.#state, capacity);
   }
 
   /** Move the kept rows to the front, dropping removed ones. */
@@ -204,9 +178,7 @@ export class VectorMatrix {
       if (to !== from) {
         this.#data.copyWithin(to * this.dims, from * this.dims, (from + 1) * this.dims);
         this.#rowids[to] = rowid;
-        this.#tier[to] = this.#tier[from] as number;
-        this.#source[to] = this.#source[from] as number;
-        this.#path[to] = this.#path[from] as number;
+        this.#labels.move(from, to);
         this.#state[to] = this.#state[from] as number;
       }
       this.#slotOf.set(rowid, to);
@@ -214,29 +186,6 @@ export class VectorMatrix {
     }
     this.#rows = to;
     this.#dead = 0;
-  }
-}
-
-/** Strings numbered in order of first use, so a row stores a small code instead. */
-class Interned {
-  #values: string[] = [];
-  #codes = new Map<string, number>();
-
-  constructor(private readonly maxCode: number) {}
-
-  code(value: string): number {
-    let code = this.#codes.get(value);
-    if (code === undefined) {
-      code = this.#values.length;
-      if (code > this.maxCode) throw new Error(`more than ${this.maxCode + 1} distinct labels`);
-      this.#values.push(value);
-      this.#codes.set(value, code);
-    }
-    return code;
-  }
-
-  value(code: number): string {
-    return this.#values[code] as string;
   }
 }
 

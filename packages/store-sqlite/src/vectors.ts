@@ -1,5 +1,6 @@
 import { compileFilter, type Filterable, type SearchFilter } from "@engram/core";
 import { filterConditions, hasPathPrefix } from "./filters.js";
+import { FollowedCopy } from "./followed-copy.js";
 import { loadMatrix } from "./matrix-load.js";
 import {
   blobToVector,
@@ -28,20 +29,11 @@ export type ScoredRow = ChunkRow & { distance: number };
  */
 export const GENERATION_META_KEY = "store-sqlite.vectors-generation";
 
-/** Vectors in memory, and the generation and `data_version` they were last known current at. */
-interface Cached {
-  /** undefined: the vectors did not fit in the memory budget at this generation. */
-  matrix: VectorMatrix | undefined;
-  generation: number;
-  dataVersion: number;
-}
-
-/** Changes of the open write transaction, applied to the cached matrix once it commits. */
-interface Pending {
-  before: number;
-  ops: Array<{ rowid: number; vector?: Float32Array; chunk?: Filterable }>;
-  /** The table was dropped or recreated: the cache cannot follow, it is dropped. */
-  reset: boolean;
+/** A change to the vectors: added (with its chunk's labels) or, without a vector, removed. */
+interface VectorOp {
+  rowid: number;
+  vector?: Float32Array;
+  chunk?: Filterable;
 }
 
 /**
@@ -52,8 +44,7 @@ interface Pending {
  * loads from and rescores its candidates with.
  */
 export class VectorIndex {
-  #cached: Cached | undefined;
-  #pending: Pending | undefined;
+  readonly #copy: FollowedCopy<VectorMatrix, VectorOp>;
   #searches = 0;
 
   /**
@@ -65,11 +56,20 @@ export class VectorIndex {
     private readonly statements: StatementCache,
     private readonly cacheBytes: number,
     private readonly loadAfter = 1,
-  ) {}
+  ) {
+    this.#copy = new FollowedCopy(statements, GENERATION_META_KEY, (matrix, ops) => {
+      for (const { rowid, vector, chunk } of ops) {
+        if (vector && chunk) matrix.set(rowid, vector, chunk);
+        else matrix.remove(rowid);
+      }
+      // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
+      return matrix.size * matrixBytesPerRow(matrix.dims) <= this.cacheBytes;
+    });
+  }
 
   /** Drop the table (if any) and, when `dims` is not null, create it for `dims` dimensions. */
   recreate(dims: number | null): void {
-    this.#changed().reset = true;
+    this.#copy.reset();
     this.statements.forget(VEC_TABLE);
     this.statements.db.exec(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
     this.statement(`DELETE FROM ${PLAIN_VECTORS_TABLE}`).run();
@@ -92,7 +92,7 @@ export class VectorIndex {
       BigInt(rowid),
       vectorToBlob(vector),
     );
-    this.#log({
+    this.#copy.log({
       rowid: Number(rowid),
       vector,
       chunk: { path: chunk.path, tier: chunk.tier, source: chunk.source },
@@ -102,91 +102,32 @@ export class VectorIndex {
   delete(rowid: number | bigint): void {
     this.statement(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
     this.statement(`DELETE FROM ${PLAIN_VECTORS_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
-    this.#log({ rowid: Number(rowid) });
+    this.#copy.log({ rowid: Number(rowid) });
   }
 
-  /**
-   * Call after the write transaction that inserted, deleted or recreated committed: the cached
-   * vectors take its changes when they were current before it, else they are dropped (reloaded
-   * on the next search).
-   */
+  /** Call after the write transaction that inserted, deleted or recreated committed. */
   committed(): void {
-    const pending = this.#pending;
-    this.#pending = undefined;
-    const cached = this.#cached;
-    if (!pending || !cached) return;
-    const { matrix } = cached;
-    if (pending.reset || cached.generation !== pending.before || !matrix) {
-      this.#cached = undefined;
-      return;
-    }
-    for (const { rowid, vector, chunk } of pending.ops) {
-      if (vector && chunk) {
-        matrix.set(rowid, vector, chunk);
-      } else {
-        matrix.remove(rowid);
-      }
-    }
-    // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
-    if (matrix.size * matrixBytesPerRow(matrix.dims) > this.cacheBytes) this.#cached = undefined;
-    else cached.generation = pending.before + 1;
+    this.#copy.committed();
   }
 
   /** Call after the write transaction rolled back: its changes never happened. */
   rolledBack(): void {
-    this.#pending = undefined;
-  }
-
-  /** The open transaction's change record; the first change bumps the generation counter. */
-  #changed(): Pending {
-    if (!this.#pending) {
-      const before = this.#generation();
-      this.statement(
-        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      ).run(GENERATION_META_KEY, String(before + 1));
-      this.#pending = { before, ops: [], reset: false };
-    }
-    return this.#pending;
-  }
-
-  #log(op: Pending["ops"][number]): void {
-    const pending = this.#changed();
-    // Without a cache there is nothing to update: only the counter matters.
-    if (this.#cached?.matrix) pending.ops.push(op);
-  }
-
-  #generation(): number {
-    // Not `.pluck()`: statements are shared by SQL text, and pluck would stick to the store's own.
-    const row = this.statement("SELECT value FROM meta WHERE key = ?").get(GENERATION_META_KEY) as
-      | { value: string }
-      | undefined;
-    return row === undefined ? 0 : Number(row.value);
+    this.#copy.rolledBack();
   }
 
   /**
    * The vectors in memory, loaded or reloaded when another connection changed them since; undefined
-   * when they exceed the memory budget. Call inside a read transaction: the generation read and
-   * the load then see one snapshot.
+   * when they exceed the memory budget. Call inside a read transaction.
    */
   #matrix(dims: number, scan: SimdScan): VectorMatrix | undefined {
-    const dataVersion = this.statement("PRAGMA data_version").pluck().get() as number;
-    const cached = this.#cached;
-    if (cached?.dataVersion === dataVersion) return cached.matrix;
-    // Another connection committed something; reload only if it changed vectors.
-    const generation = this.#generation();
-    if (cached?.generation === generation) {
-      cached.dataVersion = dataVersion;
-      return cached.matrix;
-    }
-    const rows = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
-      n: number;
-    };
-    const matrix =
-      rows.n * matrixBytesPerRow(dims) <= this.cacheBytes
+    return this.#copy.current(() => {
+      const rows = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
+        n: number;
+      };
+      return rows.n * matrixBytesPerRow(dims) <= this.cacheBytes
         ? loadMatrix(this.statements, VEC_TABLE, dims, scan)
         : undefined;
-    this.#cached = { matrix, generation, dataVersion };
-    return matrix;
+    });
   }
 
   count(): number {

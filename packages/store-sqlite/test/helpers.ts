@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MemoryStore } from "@engram/core";
+import type { MemoryStore, SearchFilter } from "@engram/core";
 import { afterEach } from "vitest";
 import { createSqliteStore, type SqliteStoreOptions } from "../src/index.js";
 
@@ -38,3 +38,20 @@ export function useTempStores() {
 
 /** A file with one chunk per `[startLine, terms, embedding?]` (shared with every driver's tests). */
 export { storeUpsert as upsert } from "@engram/core/testing";
+
+/**
+ * Filters the in-memory copies must answer exactly as SQL does, over corpora of `notes/NN.md` files
+ * in three tiers and two sources: labels, an empty list, path prefixes (alone, with labels, one
+ * file, none).
+ */
+export const FILTERS: Array<SearchFilter | undefined> = [
+  undefined,
+  { tiers: ["long", "mid"] },
+  { tiers: ["short"], sources: ["memory"] },
+  { sources: ["sessions"] },
+  { tiers: [] },
+  { pathPrefix: "notes/1" },
+  { pathPrefix: "notes/2", tiers: ["mid", "long"] },
+  { pathPrefix: "notes/39.md" },
+  { pathPrefix: "elsewhere/" },
+];

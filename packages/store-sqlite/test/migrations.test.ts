@@ -5,7 +5,7 @@ import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../src/index.js";
 import { MIGRATIONS, migrate, schemaVersion } from "../src/schema.js";
-import { useTempStores } from "./helpers.js";
+import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
 
@@ -109,9 +109,18 @@ describe("schema migrations (PRAGMA user_version)", () => {
         hash: "def",
       },
     ]);
+    // Later searches too: the chunk has no term counts (version 4 adds them), so FTS5 answers.
+    expect(await store.searchText(["偏好"], 5)).toEqual(hits);
     // What version 2 added works.
     await store.cache?.set([["k", Float32Array.from([1, 2])]]);
     expect(await store.cache?.size()).toBe(1);
+    // What version 4 added: new chunks get their term counts, and then all are searched alike.
+    await store.write({ upserts: [upsert("new.md", [[1, ["偏好", "新"]]])] });
+    // (Equal scores: path order.)
+    expect((await store.searchText(["偏好"], 5)).map((hit) => hit.chunk.id)).toEqual([
+      "c1",
+      "new.md:1",
+    ]);
     await store.close();
 
     const after = new Database(path, { readonly: true });

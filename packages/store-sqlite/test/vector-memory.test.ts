@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { MemoryStore, SearchFilter, StoreBatch } from "@engram/core";
+import type { MemoryStore, StoreBatch } from "@engram/core";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { loadMatrix } from "../src/matrix-load.js";
 import { PLAIN_VECTORS_TABLE } from "../src/schema.js";
 import { simdScan } from "../src/simd-scan.js";
 import { StatementCache } from "../src/statements.js";
-import { upsert, useTempStores } from "./helpers.js";
+import { FILTERS, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
 const DIMS = 12;
@@ -39,18 +39,6 @@ function corpus(seed: number): NonNullable<StoreBatch["upserts"]> {
     ),
   );
 }
-
-const FILTERS: Array<SearchFilter | undefined> = [
-  undefined,
-  { tiers: ["long", "mid"] },
-  { tiers: ["short"], sources: ["memory"] },
-  { sources: ["sessions"] },
-  { tiers: [] },
-  { pathPrefix: "notes/1" },
-  { pathPrefix: "notes/2", tiers: ["mid", "long"] },
-  { pathPrefix: "notes/39.md" },
-  { pathPrefix: "elsewhere/" },
-];
 
 /** Every (query, k, filter) answer: the chunks found (`path:line`) and their scores. */
 async function answers(store: MemoryStore, seed: number): Promise<Answers> {

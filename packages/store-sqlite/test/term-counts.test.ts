@@ -1,0 +1,175 @@
+import { join } from "node:path";
+import type { MemoryStore } from "@engram/core";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { CHUNK_TERMS_TABLE, migrate, TERM_IDS_TABLE } from "../src/schema.js";
+import { StatementCache } from "../src/statements.js";
+import { TermCountEncoder, TermCountReader } from "../src/term-counts.js";
+import { TermDictionary } from "../src/term-dictionary.js";
+import { VarintReader, varintLength, writeVarint } from "../src/varint.js";
+import { upsert, useTempStores } from "./helpers.js";
+
+const temp = useTempStores();
+
+/** Every chunk's stored term counts, decoded through the term ids, against its terms. */
+function storedTerms(path: string): Map<string, Map<string, number>> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const names = new Map(
+      db.prepare(`SELECT id, term FROM ${TERM_IDS_TABLE}`).raw().all() as Array<[number, string]>,
+    );
+    const rows = db
+      .prepare(`SELECT c.id, t.terms FROM chunks AS c JOIN ${CHUNK_TERMS_TABLE} AS t USING (rowid)`)
+      .raw()
+      .all() as Array<[string, Buffer]>;
+    const reader = new TermCountReader();
+    return new Map(
+      rows.map(([id, blob]) => {
+        const counts = new Map<string, number>();
+        for (reader.read(blob); reader.next(); ) {
+          counts.set(names.get(reader.id) ?? `#${reader.id}`, reader.count);
+        }
+        return [id, counts];
+      }),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+function counted(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/** `n` distinct terms starting with `prefix`, each repeated by its position. */
+function terms(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => new Array((i % 3) + 1).fill(`${prefix}${i}`)).flat();
+}
+
+describe("each chunk's term counts (the postings' source)", () => {
+  it("stores every chunk's terms exactly, however the term ids were found", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    const first = await temp.open({ path });
+    const expected = new Map<string, Map<string, number>>();
+    const write = async (store: MemoryStore, file: string, chunkTerms: string[]) => {
+      await store.write({ upserts: [upsert(file, [[1, chunkTerms]])] });
+      expected.set(`${file}:1`, counted(chunkTerms));
+    };
+    // A new index: ids numbered in memory.
+    await write(first, "a.md", ["记忆", "用户", ...terms("a", 400)]);
+    // Another connection: a few unknown terms (looked up in the table) …
+    const second = await temp.open({ path });
+    await write(second, "b.md", ["记忆", "new", ...terms("a", 10)]);
+    // … and many (the whole table read once).
+    await write(second, "c.md", [...terms("c", 600), ...terms("a", 50)]);
+    // The first connection catches up with the second's ids.
+    await write(first, "d.md", ["new", "c5", "d", "用户"]);
+    // A write that fails after numbering its new terms rolls back; those ids are forgotten, and
+    // the next writes (numbering the same terms again) still agree.
+    const db = new Database(path);
+    db.exec(`CREATE TRIGGER fail BEFORE INSERT ON ${CHUNK_TERMS_TABLE}
+      WHEN (SELECT path FROM chunks WHERE rowid = NEW.rowid) = 'e.md'
+      BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    await expect(first.write({ upserts: [upsert("e.md", [[1, ["e1", "e2"]]])] })).rejects.toThrow(
+      /injected failure/,
+    );
+    db.exec("DROP TRIGGER fail");
+    db.close();
+    await write(first, "f.md", ["e2", "f", "new"]);
+    await write(second, "g.md", ["e1", "f", "g"]);
+    await write(second, "empty.md", []);
+    expect(storedTerms(path)).toEqual(expected);
+  });
+
+  it("numbers terms right past the cache's cap: in memory, in bulk, then through the table", () => {
+    const db = new Database(":memory:");
+    migrate(db, ":memory:");
+    const dictionary = new TermDictionary(new StatementCache(db), 300);
+    const write = (terms: string[]) => {
+      dictionary.begin();
+      const missing = new Set(terms.filter((term) => dictionary.id(term) === undefined));
+      if (missing.size) dictionary.resolve(missing);
+      const ids = terms.map((term) => dictionary.id(term));
+      dictionary.flush();
+      return ids;
+    };
+    const table = () =>
+      new Map(
+        db.prepare(`SELECT term, id FROM ${TERM_IDS_TABLE}`).raw().all() as Array<[string, number]>,
+      );
+    const batches = [terms("a", 200), terms("b", 200), terms("a", 250), terms("c", 50)];
+    for (const batch of batches) {
+      const ids = write(batch);
+      const stored = table();
+      expect(ids).toEqual(batch.map((term) => stored.get(term)));
+    }
+    expect(table().size).toBe(500);
+    // Another dictionary on the same table (incomplete cache): many unknown terms, then a few.
+    const other = new TermDictionary(new StatementCache(db), 300);
+    other.begin();
+    const many = new Set([...terms("b", 200), ...terms("d", 300)]);
+    other.resolve(many);
+    other.flush();
+    const stored = table();
+    for (const term of many) expect(other.id(term)).toBe(stored.get(term));
+    expect(stored.size).toBe(800);
+    db.close();
+    // Many unknown terms in a table small enough to read whole, but too many new ones to keep.
+    const small = new Database(":memory:");
+    migrate(small, ":memory:");
+    small.prepare(`INSERT INTO ${TERM_IDS_TABLE} (term) VALUES ('y0'), ('y1')`).run();
+    const third = new TermDictionary(new StatementCache(small), 300);
+    third.begin();
+    const more = new Set([...terms("y", 100), ...terms("z", 250)]);
+    third.resolve(more);
+    third.flush();
+    const all = new Map(
+      small.prepare(`SELECT term, id FROM ${TERM_IDS_TABLE}`).raw().all() as Array<
+        [string, number]
+      >,
+    );
+    expect(all.size).toBe(350);
+    for (const term of more) expect(third.id(term)).toBe(all.get(term));
+    small.close();
+  });
+
+  it("encodes counts as varints and reads them back, ids ascending", () => {
+    const ids = new Map([
+      ["x", 5],
+      ["y", 300],
+      ["z", 70_000],
+    ]);
+    const unknown = new Set<string>();
+    const encoder = new TermCountEncoder();
+    const blob = encoder.encode(["y", "z", "x", "y"], new Map(), (t) => ids.get(t), unknown);
+    expect(unknown.size).toBe(0);
+    const pairs: Array<[number, number]> = [];
+    const reader = new TermCountReader();
+    for (reader.read(blob as Buffer); reader.next(); ) pairs.push([reader.id, reader.count]);
+    expect(pairs).toEqual([
+      [5, 1],
+      [300, 2],
+      [70_000, 1],
+    ]);
+    // A term without an id: no blob, the term reported, and the next chunk unaffected.
+    expect(encoder.encode(["x", "w"], ids, () => undefined, unknown)).toBeUndefined();
+    expect([...unknown]).toEqual(["w"]);
+    const again = encoder.encode(["x"], ids, () => undefined, unknown) as Buffer;
+    expect([...again]).toEqual([5, 1]);
+  });
+
+  it("reads varints up to 2^53 and refuses one cut off", () => {
+    const values = [0, 1, 127, 128, 16_383, 16_384, 2 ** 31, 2 ** 53 - 1];
+    const bytes = new Uint8Array(values.reduce((n, v) => n + varintLength(v), 0));
+    let pos = 0;
+    for (const value of values) pos = writeVarint(bytes, pos, value);
+    expect(pos).toBe(bytes.length);
+    const reader = new VarintReader(bytes);
+    expect(values.map(() => reader.next())).toEqual(values);
+    expect(reader.more).toBe(false);
+    // 128 takes bytes 3 and 4: a range ending after byte 3 cuts it off.
+    expect(() => new VarintReader(bytes, 3, 4).next()).toThrow(RangeError);
+  });
+});
