@@ -10,17 +10,19 @@ import {
  * the one place that knows every driver.
  */
 const STORES: Record<string, (options: Record<string, unknown>) => Promise<StoreFactory>> = {
-  // path, vectorMemoryMb and vectorMemoryAfterSearches from store.options (the store checks them).
+  // path and the memory options from store.options (the store checks their values).
   sqlite: async (options) => {
     const { sqliteStore } = await import("@engram/store-sqlite");
-    const { path, vectorMemoryMb, vectorMemoryAfterSearches } = options;
-    return sqliteStore({
-      ...(typeof path === "string" ? { path } : {}),
-      ...(vectorMemoryMb !== undefined ? { vectorMemoryMb: vectorMemoryMb as number } : {}),
-      ...(vectorMemoryAfterSearches !== undefined
-        ? { vectorMemoryAfterSearches: vectorMemoryAfterSearches as number }
-        : {}),
-    });
+    const { path } = options;
+    const numbers = Object.fromEntries(
+      [
+        "vectorMemoryMb",
+        "vectorMemoryAfterSearches",
+        "keywordMemoryMb",
+        "keywordMemoryAfterSearches",
+      ].flatMap((key) => (options[key] !== undefined ? [[key, options[key] as number]] : [])),
+    );
+    return sqliteStore({ ...(typeof path === "string" ? { path } : {}), ...numbers });
   },
   // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.
   memory: async (options) => {
