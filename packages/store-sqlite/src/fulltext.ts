@@ -420,7 +420,7 @@ function withoutCommonTerms(
 
 /**
  * FTS5's totals ({@link Bm25Totals}) from its averages record (`<table>_data` id 1: the row count,
- * then the token count of each column, as SQLite varints); zeros before the first insert.
+ * then the token count of each column, as SQLite varints); zeros while the table is empty.
  * Undefined when the record is not two varints of up to 8 bytes each (another FTS5 layout): the
  * postings are then not used.
  */
@@ -428,7 +428,8 @@ export function readBm25Totals(statements: StatementCache): Bm25Totals | undefin
   const block = statements.get(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get() as
     | Buffer
     | undefined;
-  if (!block) return { rows: 0, tokens: 0 };
+  if (!block?.length) return { rows: 0, tokens: 0 }; // none yet, or emptied by 'delete-all'
+
   const values: number[] = [];
   let value = 0;
   let bytes = 0;
