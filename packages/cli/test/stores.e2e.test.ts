@@ -29,6 +29,7 @@ describe("engram --store and engram reindex", () => {
   });
   afterEach(async () => removeDir(ws));
 
+  // Fourteen CLI processes, LanceDB's among them: ~15–25 s on a quiet 2-core machine.
   it("answers the same on sqlite, memory and lancedb", async () => {
     const queries = ["用户偏好", "billing bugs", "advisory locks", "deploy window"];
     const expected = [];
@@ -41,7 +42,7 @@ describe("engram --store and engram reindex", () => {
       const status = await run<MemoryStatus>("status", "--store", store);
       expect(status.store).toMatchObject({ kind: store, files: 3 });
     }
-  });
+  }, 90_000);
 
   it("the memory store keeps its index between processes in a snapshot", async () => {
     await run("sync", "--store", "memory");
@@ -66,7 +67,7 @@ describe("engram --store and engram reindex", () => {
     expect(status.store).toMatchObject({ kind: "lancedb", files: 3 });
     expect(onSqlite[0]).toMatch(/^memory\/2026-10-02\.md:/);
     expect(await top("advisory locks")).toEqual(onSqlite);
-  });
+  }, 90_000);
 
   it("an unknown store is a usage error naming the choices", async () => {
     const { code, stderr } = await engram(["status", "--store", "mongo", "--workspace", ws]);

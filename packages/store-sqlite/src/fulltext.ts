@@ -278,10 +278,14 @@ export class FullTextIndex {
     if (this.memoryBytes <= 0) return undefined;
     const count = (sql: string) => this.statements.get(sql).pluck().get() as number;
     const chunks = count("SELECT count(*) FROM chunks");
-    if (count(`SELECT count(*) FROM ${CHUNK_TERMS_TABLE}`) !== chunks) return undefined;
+    // One scan: every chunk must have its terms, and the blobs' size estimates the postings'
+    // (both are varint pairs per chunk and term).
+    const stored = this.statements
+      .get(`SELECT count(*) AS n, total(length(terms)) AS bytes FROM ${CHUNK_TERMS_TABLE}`)
+      .get() as { n: number; bytes: number };
+    if (stored.n !== chunks) return undefined;
     const maxTermId = count(`SELECT coalesce(max(id), 0) FROM ${TERM_IDS_TABLE}`);
-    // The blobs' size estimates the postings' (both are varint pairs per chunk and term).
-    const blobBytes = count(`SELECT total(length(terms)) FROM ${CHUNK_TERMS_TABLE}`);
+    const blobBytes = stored.bytes;
     if (TermPostings.estimateBytes(chunks, maxTermId, blobBytes) > this.memoryBytes)
       return undefined;
     const totals = readBm25Totals(this.statements);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MemoryStore, SearchFilter } from "@engram/core";
+import type { MemoryStore, SearchFilter, StoreHit } from "@engram/core";
 import { afterEach } from "vitest";
 import { createSqliteStore, type SqliteStoreOptions } from "../src/index.js";
 
@@ -55,3 +55,27 @@ export const FILTERS: Array<SearchFilter | undefined> = [
   { pathPrefix: "notes/39.md" },
   { pathPrefix: "elsewhere/" },
 ];
+
+/** What a store answered over many searches: the chunks found (`path:line`) and their scores. */
+export interface Answers {
+  chunks: string[];
+  scores: number[];
+}
+
+/** `search`'s answers for every query, every k of 1, 5 and 40 and every filter of {@link FILTERS}. */
+export async function answersFor<Q>(
+  queries: readonly Q[],
+  search: (query: Q, k: number, filter: SearchFilter | undefined) => Promise<StoreHit[]>,
+): Promise<Answers> {
+  const out: Answers = { chunks: [], scores: [] };
+  for (const query of queries) {
+    for (const k of [1, 5, 40]) {
+      for (const filter of FILTERS) {
+        const hits = await search(query, k, filter);
+        out.chunks.push(hits.map((h) => `${h.chunk.path}:${h.chunk.startLine}`).join(" "));
+        out.scores.push(...hits.map((h) => h.score));
+      }
+    }
+  }
+  return out;
+}

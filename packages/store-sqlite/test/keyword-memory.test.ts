@@ -4,7 +4,7 @@ import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CHUNK_TERMS_TABLE, FTS_TABLE } from "../src/schema.js";
-import { FILTERS, upsert, useTempStores } from "./helpers.js";
+import { type Answers, answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
 
@@ -70,29 +70,14 @@ function corpus(seed: number): NonNullable<StoreBatch["upserts"]> {
 }
 
 /** Every (query, k, filter) answer: the chunks found (`path:line`) and their scores. */
-async function answers(store: MemoryStore, seed: number): Promise<Answers> {
+function answers(store: MemoryStore, seed: number): Promise<Answers> {
   const next = seededRandom(seed);
-  const out: Answers = { chunks: [], scores: [] };
   const queries = [["the"], ["repeat", "the"], ["absent"], ["记忆", "the", "absent", "用户"]];
   for (let q = 0; q < 10; q++) {
     const n = 1 + Math.floor(next() * 4);
     queries.push(Array.from({ length: n }, () => VOCABULARY[Math.floor(next() * 26)] as string));
   }
-  for (const terms of queries) {
-    for (const k of [1, 5, 40]) {
-      for (const filter of FILTERS) {
-        const hits = await store.searchText(terms, k, filter);
-        out.chunks.push(hits.map((h) => `${h.chunk.path}:${h.chunk.startLine}`).join(" "));
-        out.scores.push(...hits.map((h) => h.score));
-      }
-    }
-  }
-  return out;
-}
-
-interface Answers {
-  chunks: string[];
-  scores: number[];
+  return answersFor(queries, (terms, k, filter) => store.searchText(terms, k, filter));
 }
 
 /** A store searching from memory from its first search, and one that always asks FTS5. */

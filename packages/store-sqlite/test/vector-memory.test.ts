@@ -7,7 +7,7 @@ import { loadMatrix } from "../src/matrix-load.js";
 import { PLAIN_VECTORS_TABLE } from "../src/schema.js";
 import { simdScan } from "../src/simd-scan.js";
 import { StatementCache } from "../src/statements.js";
-import { FILTERS, upsert, useTempStores } from "./helpers.js";
+import { type Answers, answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
 const DIMS = 12;
@@ -41,25 +41,12 @@ function corpus(seed: number): NonNullable<StoreBatch["upserts"]> {
 }
 
 /** Every (query, k, filter) answer: the chunks found (`path:line`) and their scores. */
-async function answers(store: MemoryStore, seed: number): Promise<Answers> {
+function answers(store: MemoryStore, seed: number): Promise<Answers> {
   const next = seededRandom(seed);
-  const out: Answers = { chunks: [], scores: [] };
-  for (let q = 0; q < 12; q++) {
-    const query = Float32Array.from({ length: DIMS }, () => next() * 2 - 1);
-    for (const k of [1, 5, 40]) {
-      for (const filter of FILTERS) {
-        const hits = await store.searchVector(query, k, filter);
-        out.chunks.push(hits.map((h) => `${h.chunk.path}:${h.chunk.startLine}`).join(" "));
-        out.scores.push(...hits.map((h) => h.score));
-      }
-    }
-  }
-  return out;
-}
-
-interface Answers {
-  chunks: string[];
-  scores: number[];
+  const queries = Array.from({ length: 12 }, () =>
+    Float32Array.from({ length: DIMS }, () => next() * 2 - 1),
+  );
+  return answersFor(queries, (query, k, filter) => store.searchVector(query, k, filter));
 }
 
 /** Same chunks in the same order with the same scores (rescoring computes as sqlite-vec does). */
