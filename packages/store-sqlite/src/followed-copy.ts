@@ -40,23 +40,11 @@ export class FollowedCopy<T, Op> {
     private readonly apply: (copy: T, ops: readonly Op[]) => boolean,
   ) {}
 
-  /** True while a copy is loaded: only then do writes need to record what they change. */
-  get following(): boolean {
-    return this.#cached?.copy !== undefined;
-  }
-
   /** Record a change of the open write transaction (the first one increments the counter). */
   log(op: Op): void {
     const pending = this.#changed();
-    if (this.following) pending.ops.push(op);
-  }
-
-  /**
-   * Note that the open write transaction changes the tables without recording how (for writers
-   * that skip building ops while nothing is {@link following}).
-   */
-  touch(): void {
-    this.#changed();
+    // Without a loaded copy there is nothing to update: only the counter matters.
+    if (this.#cached?.copy !== undefined) pending.ops.push(op);
   }
 
   /** The open write transaction emptied or recreated the tables. */

@@ -125,11 +125,10 @@ export class FullTextIndex {
     const encode = (terms: readonly string[]) =>
       this.#encoder.encode(terms, dictionary.known, id, unknown);
     const blobs = rows.map(([, chunk]) => encode(chunk.terms));
-    // Terms the dictionary could not number from memory: look them up (or number them) and
-    // encode those chunks again (more than once only when the cache overflowed meanwhile).
-    while (unknown.size) {
+    // Terms the dictionary could not number from memory: look them up (or number them), then
+    // encode those chunks again (every term has an id now).
+    if (unknown.size) {
       dictionary.resolve(unknown);
-      unknown.clear();
       rows.forEach(([, chunk], i) => {
         blobs[i] ??= encode(chunk.terms);
       });
@@ -143,15 +142,12 @@ export class FullTextIndex {
       const blob = blobs[i] as Buffer;
       if (chunk.terms.length > 0) insertFts.run(rowid, termsDocument(chunk.terms));
       insertCounts.run(rowid, blob);
-      if (this.#copy.following) {
-        this.#copy.log({
-          rowid: Number(rowid),
-          terms: blob,
-          chunk: { path: chunk.path, tier: chunk.tier, source: chunk.source },
-        });
-      }
+      this.#copy.log({
+        rowid: Number(rowid),
+        terms: blob,
+        chunk: { path: chunk.path, tier: chunk.tier, source: chunk.source },
+      });
     });
-    this.#copy.touch();
     this.#writes++;
   }
 
@@ -433,7 +429,6 @@ export function readBm25Totals(statements: StatementCache): Bm25Totals | undefin
     | Buffer
     | undefined;
   if (!block?.length) return { rows: 0, tokens: 0 }; // none yet, or emptied by 'delete-all'
-
   const values: number[] = [];
   let value = 0;
   let bytes = 0;

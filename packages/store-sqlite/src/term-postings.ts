@@ -1,4 +1,5 @@
 import type { ChunkPredicate, Filterable } from "@engram/core";
+import { KNearest } from "./k-nearest.js";
 import type { ChunkLabels } from "./rows.js";
 import { resized, SlotLabels } from "./slot-labels.js";
 import { TermCountReader } from "./term-counts.js";
@@ -59,8 +60,6 @@ export class TermPostings {
   #slots = 0;
   #loadedSlots = 0;
   #removed = 0;
-  /** Live chunks, with or without terms. */
-  #rows = 0;
   /** FTS5's totals: set by {@link build}, raised by {@link add}, never lowered (as in FTS5). */
   #totals: Bm25Totals = { rows: 0, tokens: 0 };
   /** Per term id: live chunks holding it. */
@@ -167,7 +166,7 @@ export class TermPostings {
 
   /** Live chunks, with or without terms (what `count(*) FROM chunks` gives). */
   get rows(): number {
-    return this.#rows;
+    return this.#slots - this.#removed;
   }
 
   /** FTS5's row count for BM25 (N in the IDF). */
@@ -227,7 +226,6 @@ export class TermPostings {
     const reader = new TermCountReader();
     for (reader.read(terms); reader.next(); ) (this.#df[reader.id] as number)--;
     this.#live[slot] = 0;
-    this.#rows--;
     this.#removed++;
   }
 
@@ -286,7 +284,9 @@ export class TermPostings {
       kept.push({ rowid: this.#rowids[slot] as number, score });
     }
     if (kept.length <= k) return kept;
-    const cut = kthLargest(kept, k);
+    const best = new KNearest(k); // of the negated scores: the k-th is minus the k-th best score
+    for (const hit of kept) best.add(-hit.score);
+    const cut = -best.kth;
     return kept.filter((hit) => hit.score >= cut);
   }
 
@@ -298,47 +298,15 @@ export class TermPostings {
     if (chunk) this.#labels.set(slot, chunk);
     this.#slotOf.set(rowid, slot);
     this.#live[slot] = 1;
-    this.#rows++;
     return slot;
   }
 
   #resize(capacity: number): void {
     this.#rowids = resized(this.#rowids, capacity);
-    this.#lengths = resized(this.#lengths, capacity) as Uint32Array;
+    this.#lengths = resized(this.#lengths, capacity);
     this.#live = resized(this.#live, capacity);
     this.#labels.resize(capacity);
     this.#scores = resized(this.#scores, capacity);
     this.#touched = resized(this.#touched, capacity);
   }
-}
-
-/** The `k`-th largest score of `hits` (1 ≤ k ≤ hits.length), with a min-heap of the best k. */
-function kthLargest(hits: readonly PostingHit[], k: number): number {
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (const { score } of hits) {
-    if (size < k) {
-      let i = size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if ((heap[parent] as number) <= score) break;
-        heap[i] = heap[parent] as number;
-        i = parent;
-      }
-      heap[i] = score;
-    } else if (score > (heap[0] as number)) {
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= k) break;
-        const right = left + 1;
-        const child = right < k && (heap[right] as number) < (heap[left] as number) ? right : left;
-        if ((heap[child] as number) >= score) break;
-        heap[i] = heap[child] as number;
-        i = child;
-      }
-      heap[i] = score;
-    }
-  }
-  return heap[0] as number;
 }

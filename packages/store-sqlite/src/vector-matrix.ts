@@ -1,4 +1,5 @@
 import type { ChunkPredicate, Filterable } from "@engram/core";
+import { KNearest } from "./k-nearest.js";
 import { cosineDistance, KERNEL_SLACK, quantize } from "./quantize.js";
 import type { SimdScan } from "./simd-scan.js";
 import { resized, SlotLabels } from "./slot-labels.js";
@@ -186,27 +187,5 @@ export class VectorMatrix {
     }
     this.#rows = to;
     this.#dead = 0;
-  }
-}
-
-/** The k-th smallest of the distances added so far (Infinity until k were added). */
-class KNearest {
-  #smallest: number[] = [];
-
-  constructor(private readonly k: number) {}
-
-  get kth(): number {
-    return this.#smallest.length < this.k
-      ? Number.POSITIVE_INFINITY
-      : (this.#smallest[this.k - 1] as number);
-  }
-
-  add(distance: number): void {
-    const list = this.#smallest;
-    if (list.length === this.k && distance >= (list[this.k - 1] as number)) return;
-    let i = list.length;
-    while (i > 0 && (list[i - 1] as number) > distance) i--;
-    list.splice(i, 0, distance);
-    if (list.length > this.k) list.pop();
   }
 }
