@@ -165,14 +165,16 @@ describe("failures are classified, after exactly one request", () => {
   });
 
   // The server would stall for longer than the test may run: only timeoutMs can end these.
+  // timeoutMs must also outlast the request's way to the server on a loaded machine: at 300 ms,
+  // a CI run (vitest workers on both cores) timed out before the server had read the request.
   it("headers slower than timeoutMs → timeout, one request", async () => {
-    const error = await failWith(slowHeaders(120_000), { timeoutMs: 200 });
+    const error = await failWith(slowHeaders(120_000), { timeoutMs: 1500 });
     expect(error.kind).toBe("timeout");
     expect(error.retryable).toBe(true);
   });
 
   it("a body that stalls past timeoutMs → timeout, one request", async () => {
-    const error = await failWith(stalledBody(120_000), { timeoutMs: 300 });
+    const error = await failWith(stalledBody(120_000), { timeoutMs: 1500 });
     expect(error.kind).toBe("timeout");
   });
 });
