@@ -271,23 +271,34 @@ export class TermPostings {
     return this.#best(touchedCount, k, accept);
   }
 
-  /** Collect the touched slots' scores (clearing them) and keep the best `k` plus ties. */
+  /**
+   * Collect the touched slots' scores (clearing them) and keep the best `k` plus ties. Two passes
+   * over the touched slots, so that only the hits returned become objects: a common query term
+   * touches most chunks, and an object per touched chunk was 2.3 MB of garbage per query at 100k.
+   */
   #best(touchedCount: number, k: number, accept: ChunkPredicate | undefined): PostingHit[] {
     const scores = this.#scores;
     const touched = this.#touched;
-    const kept: PostingHit[] = [];
+    const best = new KNearest(k); // of the negated scores: the k-th is minus the k-th best score
+    let accepted = 0;
     for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i] as number;
+      if (accept && !accept(this.#labels.chunk(slot))) {
+        scores[slot] = 0;
+        continue;
+      }
+      touched[accepted++] = slot;
+      best.add(-(scores[slot] as number));
+    }
+    const cut = accepted <= k ? Number.NEGATIVE_INFINITY : -best.kth;
+    const kept: PostingHit[] = [];
+    for (let i = 0; i < accepted; i++) {
       const slot = touched[i] as number;
       const score = scores[slot] as number;
       scores[slot] = 0;
-      if (accept && !accept(this.#labels.chunk(slot))) continue;
-      kept.push({ rowid: this.#rowids[slot] as number, score });
+      if (score >= cut) kept.push({ rowid: this.#rowids[slot] as number, score });
     }
-    if (kept.length <= k) return kept;
-    const best = new KNearest(k); // of the negated scores: the k-th is minus the k-th best score
-    for (const hit of kept) best.add(-hit.score);
-    const cut = -best.kth;
-    return kept.filter((hit) => hit.score >= cut);
+    return kept;
   }
 
   /** A new slot for chunk `rowid`; its labels are `chunk`'s, else already set. */
