@@ -7,6 +7,7 @@ import {
 } from "@engram/core";
 import { filterConditions } from "./filters.js";
 import { FollowedCopy } from "./followed-copy.js";
+import { countsDocument, termsDocument } from "./fts-document.js";
 import {
   type ChunkRow,
   chunkColumns,
@@ -17,7 +18,7 @@ import {
 } from "./rows.js";
 import { CHUNK_TERMS_TABLE, FTS_TABLE, TERM_IDS_TABLE } from "./schema.js";
 import type { StatementCache } from "./statements.js";
-import { TermCountEncoder } from "./term-counts.js";
+import { TermCountEncoder, TermCountReader } from "./term-counts.js";
 import { TermDictionary } from "./term-dictionary.js";
 import { type Bm25Totals, type QueryTerm, TermPostings } from "./term-postings.js";
 
@@ -26,11 +27,6 @@ export type RankedRow = ChunkRow & { rank: number };
 
 /** Per-connection fts5vocab view of the terms table: document frequency per term. */
 const VOCAB_TABLE = "temp.engram_terms_vocab";
-
-/** The text the FTS5 table indexes for a chunk: its analysed terms, one space apart. */
-export function termsDocument(terms: readonly string[]): string {
-  return terms.join(" ");
-}
 
 /**
  * An FTS5 MATCH expression that matches a row holding ANY of `terms`: the unique, non-empty terms,
@@ -55,7 +51,7 @@ const MAX_CHURN = 0.25;
 /** A change to the terms: a chunk added (with its labels) or removed, with its terms blob. */
 interface TermOp {
   rowid: number;
-  /** undefined: the chunk had no terms row (written before schema 4); the copy cannot follow. */
+  /** undefined: the chunk had no terms row (not since schema 5's upgrade); the copy cannot follow. */
   terms: Buffer | undefined;
   chunk?: Filterable;
 }
@@ -151,15 +147,34 @@ export class FullTextIndex {
     this.#writes++;
   }
 
-  /** Remove the terms of chunk row `rowid` (in the write transaction). */
-  delete(rowid: number | bigint): void {
-    this.statements.get(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`).run(rowid);
-    const terms = this.statements
+  /**
+   * Remove the terms of these chunk rows (in the write transaction). FTS5 is given each row's
+   * terms back (from `chunk_terms`), so that it takes them, and their count, out of its totals;
+   * the terms of all the rows' ids are read in one statement.
+   */
+  delete(rowids: ReadonlyArray<number | bigint>): void {
+    const take = this.statements
       .get(`DELETE FROM ${CHUNK_TERMS_TABLE} WHERE rowid = ? RETURNING terms`)
-      .pluck()
-      .get(rowid) as Buffer | undefined;
-    this.#copy.log({ rowid: Number(rowid), terms });
+      .pluck();
+    const removed = rowids.map((rowid) => [rowid, take.get(rowid) as Buffer | undefined] as const);
+    const termOf = this.#termsById(removed.map(([, terms]) => terms));
+    const deleteFts = this.statements.get(
+      `INSERT INTO ${FTS_TABLE} (${FTS_TABLE}, rowid, terms) VALUES ('delete', ?, ?)`,
+    );
+    for (const [rowid, terms] of removed) {
+      if (terms?.length) deleteFts.run(rowid, countsDocument(terms, termOf));
+      this.#copy.log({ rowid: Number(rowid), terms });
+    }
     this.#writes++;
+  }
+
+  /** The terms of every id in these `chunk_terms` blobs. */
+  #termsById(blobs: ReadonlyArray<Buffer | undefined>): (id: number) => string | undefined {
+    const ids = new Set<number>();
+    const reader = new TermCountReader();
+    for (const blob of blobs) if (blob) for (reader.read(blob); reader.next(); ) ids.add(reader.id);
+    this.#dictionary.begin();
+    return this.#dictionary.termsOf(ids);
   }
 
   /** Remove every chunk's terms (in the write transaction); term ids stay as they are. */
@@ -268,7 +283,7 @@ export class FullTextIndex {
 
   /**
    * Every chunk's postings, or undefined when they would take more than the memory budget or some
-   * chunk has no terms row (written before schema 4: re-indexing its file gives it one).
+   * chunk has no terms row (none should since schema 5's upgrade gave every chunk one).
    */
   #load(): TermPostings | undefined {
     if (this.memoryBytes <= 0) return undefined;

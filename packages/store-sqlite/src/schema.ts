@@ -1,6 +1,7 @@
 import { EngramError } from "@engram/core";
 import type { Database } from "better-sqlite3";
 import { rebuildHint } from "./errors.js";
+import { rebuildFullText } from "./fulltext-upgrade.js";
 
 /**
  * One step of the schema history: migration `i` moves a database from `user_version` i to i + 1.
@@ -115,6 +116,10 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX chunks_by_path ON chunks (path, start_line, tier, source);
     `);
   },
+  // 4 → 5: the FTS5 table without `contentless_delete`, whose deletes never lowered BM25's row and
+  // token totals; deletes now pass the row's terms (from `chunk_terms`) and the totals stay exact.
+  // Chunks from before step 4 get their `chunk_terms` row from the old FTS5 index first.
+  (db) => rebuildFullText(db),
 ];
 
 /** True when the database has a table (or virtual table) named `name`. */

@@ -357,7 +357,7 @@ export class SqliteStore implements MemoryStore {
         rowids.push(rowid);
     }
     if (rowids.length === 0) return;
-    for (const rowid of rowids) text.delete(rowid);
+    text.delete(rowids);
     if (vectors && dims !== null) for (const rowid of rowids) vectors.delete(rowid);
     for (const path of paths) sql.get(SQL.deleteChunks).run(path);
   }

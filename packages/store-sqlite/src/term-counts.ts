@@ -46,26 +46,34 @@ export class TermCountEncoder {
     }
     const ids = this.#touched.subarray(0, distinct).sort();
     const counts = this.#counts;
-    let blob: Buffer | undefined;
-    if (!missing) {
-      let size = 0;
-      let previous = 0;
-      for (const termId of ids) {
-        size += varintLength(termId - previous) + varintLength(counts[termId] as number);
-        previous = termId;
-      }
-      blob = Buffer.allocUnsafe(size);
-      let pos = 0;
-      previous = 0;
-      for (const termId of ids) {
-        pos = writeVarint(blob, pos, termId - previous);
-        pos = writeVarint(blob, pos, counts[termId] as number);
-        previous = termId;
-      }
-    }
+    const blob = missing ? undefined : encodeTermCounts(ids, counts);
     for (const termId of ids) counts[termId] = 0;
     return blob;
   }
+}
+
+/**
+ * The blob of (term id, count) pairs for `ids` (ascending) with counts `counts[id]` (see
+ * {@link TermCountEncoder}).
+ */
+export function encodeTermCounts(ids: ArrayLike<number>, counts: ArrayLike<number>): Buffer {
+  let size = 0;
+  let previous = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const termId = ids[i] as number;
+    size += varintLength(termId - previous) + varintLength(counts[termId] as number);
+    previous = termId;
+  }
+  const blob = Buffer.allocUnsafe(size);
+  let pos = 0;
+  previous = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const termId = ids[i] as number;
+    pos = writeVarint(blob, pos, termId - previous);
+    pos = writeVarint(blob, pos, counts[termId] as number);
+    previous = termId;
+  }
+  return blob;
 }
 
 /** Reads the (term id, count) pairs of {@link encodeTermCounts} blobs in order. */

@@ -23,6 +23,8 @@ const BULK_UNKNOWN = 256;
  */
 export class TermDictionary {
   #ids = new Map<string, number>();
+  /** The same cache by id (a sparse array: the ids cached). */
+  #terms: string[] = [];
   /** Ids looked up by the open write that did not fit the cache. */
   #extra = new Map<string, number>();
   /** The largest id the cache covers completely; undefined while it does not. */
@@ -44,6 +46,7 @@ export class TermDictionary {
     this.#next = max;
     if (max === 0) {
       this.#ids.clear();
+      this.#terms = [];
       this.#complete = 0;
     } else if (this.#complete !== undefined && max > this.#complete) {
       const rows = this.statements
@@ -70,6 +73,7 @@ export class TermDictionary {
     }
     const next = ++this.#next;
     this.#ids.set(term, next);
+    this.#terms[next] = term;
     this.#numbered.push(term);
     this.#complete = next;
     return next;
@@ -82,12 +86,7 @@ export class TermDictionary {
   resolve(terms: ReadonlySet<string>): void {
     this.flush();
     if (terms.size > BULK_UNKNOWN && this.#max() + terms.size <= this.maxCached) {
-      const all = this.statements
-        .get(`SELECT term, id FROM ${TERM_IDS_TABLE}`)
-        .raw()
-        .all() as Array<[string, number]>;
-      this.#ids = new Map(all);
-      this.#complete = this.#next;
+      this.#readAll();
       for (const term of terms) this.id(term);
       return;
     }
@@ -117,6 +116,27 @@ export class TermDictionary {
     this.#numbered = [];
   }
 
+  /**
+   * The term of each of `ids` (ids of the table, read in this transaction; call {@link begin}
+   * first): from the cache, else the whole table when many are missing and it fits the cache,
+   * else one statement.
+   */
+  termsOf(ids: ReadonlySet<number>): (id: number) => string | undefined {
+    const missing = [...ids].filter((id) => this.#terms[id] === undefined);
+    if (!missing.length) return (id) => this.#terms[id];
+    if (missing.length > BULK_UNKNOWN && this.#max() <= this.maxCached) {
+      this.#readAll();
+      return (id) => this.#terms[id];
+    }
+    const rows = this.statements
+      .get(`SELECT term, id FROM ${TERM_IDS_TABLE} WHERE id IN (SELECT value FROM json_each(?))`)
+      .raw()
+      .all(JSON.stringify(missing)) as Array<[string, number]>;
+    this.#remember(rows);
+    const read = new Map(rows.map(([term, id]) => [id, term]));
+    return (id) => this.#terms[id] ?? read.get(id);
+  }
+
   /** The ids of those `terms` that have one, read from the table. */
   lookup(terms: readonly string[]): Map<string, number> {
     return new Map(this.#select(JSON.stringify(terms)));
@@ -125,6 +145,7 @@ export class TermDictionary {
   /** The write transaction rolled back: ids it numbered were never assigned. */
   rolledBack(): void {
     this.#ids.clear();
+    this.#terms = [];
     this.#extra.clear();
     this.#complete = undefined;
     this.#numbered = [];
@@ -138,8 +159,20 @@ export class TermDictionary {
         break;
       }
       this.#ids.set(term, id);
+      this.#terms[id] = term;
     }
     if (this.#complete !== undefined) this.#complete = this.#next;
+  }
+
+  /** Cache the whole table (it fits): complete from then on. */
+  #readAll(): void {
+    const all = this.statements.get(`SELECT term, id FROM ${TERM_IDS_TABLE}`).raw().all() as Array<
+      [string, number]
+    >;
+    this.#ids = new Map(all);
+    this.#terms = [];
+    for (const [term, id] of all) this.#terms[id] = term;
+    this.#complete = this.#next;
   }
 
   #max(): number {

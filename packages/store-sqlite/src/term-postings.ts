@@ -29,9 +29,8 @@ const BYTES_PER_TERM = 8;
 const BYTES_PER_ADDED_POSTING = 16;
 
 /**
- * The totals FTS5's `bm25()` reads (its "averages" record): rows and their tokens. A
- * `contentless_delete` table never subtracts deleted rows from them (SQLite 3.53), so after
- * deletes they count every row ever inserted; the postings keep them that way to score alike.
+ * The totals FTS5's `bm25()` reads (its "averages" record): rows holding terms, and their tokens.
+ * The postings follow them through adds and removes as FTS5 does, so both score alike.
  */
 export interface Bm25Totals {
   rows: number;
@@ -60,7 +59,7 @@ export class TermPostings {
   #slots = 0;
   #loadedSlots = 0;
   #removed = 0;
-  /** FTS5's totals: set by {@link build}, raised by {@link add}, never lowered (as in FTS5). */
+  /** FTS5's totals: set by {@link build}, then followed through {@link add} and {@link remove}. */
   #totals: Bm25Totals = { rows: 0, tokens: 0 };
   /** Per term id: live chunks holding it. */
   #df: Int32Array;
@@ -227,6 +226,11 @@ export class TermPostings {
     for (reader.read(terms); reader.next(); ) (this.#df[reader.id] as number)--;
     this.#live[slot] = 0;
     this.#removed++;
+    const length = this.#lengths[slot] as number;
+    if (length > 0) {
+      this.#totals.rows--;
+      this.#totals.tokens -= length;
+    }
   }
 
   /**

@@ -3,7 +3,10 @@ import type { MemoryStore, StoreBatch } from "@engram/core";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { readBm25Totals } from "../src/fulltext.js";
 import { CHUNK_TERMS_TABLE, FTS_TABLE } from "../src/schema.js";
+import { StatementCache } from "../src/statements.js";
+import { TermCountReader } from "../src/term-counts.js";
 import { type Answers, answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -78,6 +81,34 @@ function answers(store: MemoryStore, seed: number): Promise<Answers> {
     queries.push(Array.from({ length: n }, () => VOCABULARY[Math.floor(next() * 26)] as string));
   }
   return answersFor(queries, (terms, k, filter) => store.searchText(terms, k, filter));
+}
+
+/** FTS5's BM25 totals as `bm25()` reads them (its averages record). */
+function bm25Totals(dbPath: string) {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return readBm25Totals(new StatementCache(db));
+  } finally {
+    db.close();
+  }
+}
+
+/** The totals BM25 should see: chunks holding terms, and their terms, from `chunk_terms`. */
+function liveTotals(dbPath: string) {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const reader = new TermCountReader();
+    const totals = { rows: 0, tokens: 0 };
+    for (const blob of db.prepare(`SELECT terms FROM ${CHUNK_TERMS_TABLE}`).pluck().iterate()) {
+      let length = 0;
+      for (reader.read(blob as Buffer); reader.next(); ) length += reader.count;
+      if (length > 0) totals.rows++;
+      totals.tokens += length;
+    }
+    return totals;
+  } finally {
+    db.close();
+  }
 }
 
 /** A store searching from memory from its first search, and one that always asks FTS5. */
@@ -188,7 +219,7 @@ describe("keyword search from in-memory postings", () => {
     expect(await answeredBy(roomy, "marker")).toBe("memory");
   });
 
-  it("uses FTS5 while some chunk has no terms row (an index from before schema 4)", async () => {
+  it("uses FTS5 while some chunk has no terms row (changed behind the store's back)", async () => {
     const { memory, fts, path } = await openPair();
     await fts.write({ upserts: corpus(9) });
     const db = new Database(path);
@@ -199,10 +230,42 @@ describe("keyword search from in-memory postings", () => {
     plantInFtsOnly(path, EMPTY_CHUNK, "marker");
     expect(await answeredBy(memory, "marker")).toBe("fts5");
     expect(await answers(memory, 2)).toEqual(await answers(fts, 2));
-    // Re-indexing the file gives its chunks their rows back; the next search loads the postings.
-    await fts.write({ upserts: corpus(9).slice(7, 8) });
-    expect(await answers(memory, 2)).toEqual(await answers(fts, 2));
-    expect(await answeredBy(memory, "marker")).toBe("memory");
+  });
+
+  it("ranks a churned index exactly as a fresh one: deletes leave BM25's totals exact", async () => {
+    const { memory, fts, path } = await openPair();
+    const files = new Map<string, NonNullable<StoreBatch["upserts"]>[number]>();
+    const write = async (batch: StoreBatch) => {
+      await memory.write(batch);
+      for (const upsert of batch.upserts ?? []) files.set(upsert.file.path, upsert);
+      for (const deleted of batch.deletes ?? []) files.delete(deleted);
+    };
+    /** FTS5, the copy and a copy loaded now answer as an index holding only the files left. */
+    const expectFreshRanking = async (seed: number) => {
+      expect(bm25Totals(path)).toEqual(liveTotals(path));
+      const fresh = await temp.open({ path: join(await temp.dir(), "fresh.sqlite") });
+      await fresh.write({ upserts: [...files.values()] });
+      const expected = await answers(fresh, seed);
+      expect(await answers(fts, seed)).toEqual(expected);
+      expect(await answers(memory, seed)).toEqual(expected);
+      const loaded = await temp.open({ path, keywordMemoryAfterSearches: 0 });
+      expect(await answers(loaded, seed)).toEqual(expected);
+    };
+    await write({ upserts: corpus(20) });
+    await answers(memory, 1); // loads the postings
+    // Few changes: the copy follows them (removals lower its totals as FTS5's).
+    await write({ upserts: corpus(21).slice(0, 2), deletes: ["notes/39.md"] });
+    await expectFreshRanking(2);
+    for (let round = 0; round < 6; round++) {
+      await write({
+        upserts: corpus(30 + round).slice(round * 6, round * 6 + 9),
+        // Just past the files written (a batch applies its deletes first).
+        deletes: [`notes/${String((round * 6 + 9) % 39).padStart(2, "0")}.md`],
+      });
+    }
+    await expectFreshRanking(3);
+    await memory.reset({ dims: null });
+    expect(bm25Totals(path)).toEqual({ rows: 0, tokens: 0 });
   });
 
   it("refuses a memory budget or warm-up that is not a sensible number", () => {

@@ -3,9 +3,12 @@ import { isEngramError } from "@engram/core";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
+import { readBm25Totals } from "../src/fulltext.js";
 import { SCHEMA_VERSION } from "../src/index.js";
 import { MIGRATIONS, migrate, schemaVersion } from "../src/schema.js";
-import { upsert, useTempStores } from "./helpers.js";
+import { StatementCache } from "../src/statements.js";
+import { encodeTermCounts, TermCountReader } from "../src/term-counts.js";
+import { answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
 
@@ -65,6 +68,94 @@ function writeVersion2WithVectors(path: string): void {
   }
 }
 
+/** Chunks `notes/NN.md:1` with these terms (one with none, one with a term 200 times). */
+const V4_CHUNKS: string[][] = [
+  ["deploy", "github", "action", "deploy"],
+  ["用户", "偏好", "深色", "模式", "用户"],
+  [],
+  ["deploy", "记忆", ...new Array(200).fill("repeat")],
+  ["mode", "dark", "prefer", "café"],
+  ["会议", "周二", "deploy", "mode"],
+];
+
+/**
+ * A version-4 index as that version left it: a `contentless_delete` FTS5 table whose totals still
+ * count three rows inserted and deleted again; term counts for the even chunks only (the odd ones
+ * are from before version 4).
+ */
+function writeVersion4(path: string): void {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    migrate(db, path, 4);
+    const termId = (term: string) => {
+      db.prepare("INSERT OR IGNORE INTO term_ids (term) VALUES (?)").run(term);
+      return db.prepare("SELECT id FROM term_ids WHERE term = ?").pluck().get(term) as number;
+    };
+    V4_CHUNKS.forEach((terms, i) => {
+      const file = `notes/${String(i).padStart(2, "0")}.md`;
+      const { lastInsertRowid: rowid } = db
+        .prepare(
+          `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
+           VALUES (?, ?, 'memory', 'long', 1, 1, '[]', ?, 'h')`,
+        )
+        .run(`${file}:1`, file, terms.join(" "));
+      if (terms.length) {
+        db.prepare("INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)").run(
+          rowid,
+          terms.join(" "),
+        );
+      }
+      if (i % 2 === 1) return;
+      const counts: number[] = [];
+      for (const term of terms) {
+        const id = termId(term);
+        counts[id] = (counts[id] ?? 0) + 1;
+      }
+      const ids = [...new Set(terms.map(termId))].sort((a, b) => a - b);
+      db.prepare("INSERT INTO chunk_terms (rowid, terms) VALUES (?, ?)").run(
+        rowid,
+        encodeTermCounts(ids, counts),
+      );
+    });
+    for (const rowid of [1001, 1002, 1003]) {
+      db.prepare("INSERT INTO chunks_fts (rowid, terms) VALUES (?, 'deploy gone gone')").run(rowid);
+      db.prepare("DELETE FROM chunks_fts WHERE rowid = ?").run(rowid);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** FTS5's BM25 totals, and every chunk's terms (sorted) from its `chunk_terms` row. */
+function fullTextState(path: string) {
+  const db = new Database(path, { readonly: true });
+  try {
+    const termOf = new Map(
+      db.prepare("SELECT id, term FROM term_ids").raw().all() as Array<[number, string]>,
+    );
+    const reader = new TermCountReader();
+    const terms = (
+      db
+        .prepare(
+          "SELECT c.id, t.terms FROM chunks c LEFT JOIN chunk_terms t USING (rowid) ORDER BY c.id",
+        )
+        .raw()
+        .all() as Array<[string, Buffer | null]>
+    ).map(([id, blob]) => {
+      if (!blob) return [id, null];
+      const out: string[] = [];
+      for (reader.read(blob); reader.next(); ) {
+        for (let n = 0; n < reader.count; n++) out.push(termOf.get(reader.id) as string);
+      }
+      return [id, out.sort()];
+    });
+    return { totals: readBm25Totals(new StatementCache(db)), terms };
+  } finally {
+    db.close();
+  }
+}
+
 describe("schema migrations (PRAGMA user_version)", () => {
   it("a new database gets the latest schema", async () => {
     const path = join(await temp.dir(), "index.sqlite");
@@ -109,7 +200,7 @@ describe("schema migrations (PRAGMA user_version)", () => {
         hash: "def",
       },
     ]);
-    // Later searches too: the chunk has no term counts (version 4 adds them), so FTS5 answers.
+    // Later searches too, from memory: version 5 gave the chunk its term counts from FTS5.
     expect(await store.searchText(["偏好"], 5)).toEqual(hits);
     // What version 2 added works.
     await store.cache?.set([["k", Float32Array.from([1, 2])]]);
@@ -153,6 +244,44 @@ describe("schema migrations (PRAGMA user_version)", () => {
       1, 2,
     ]);
     after.close();
+  });
+
+  it("upgrading a version-4 index gives every chunk its terms and BM25 exact totals", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    writeVersion4(path);
+    const tokens = V4_CHUNKS.reduce((sum, terms) => sum + terms.length, 0);
+    const before = fullTextState(path);
+    expect(before.totals).toEqual({ rows: 5 + 3, tokens: tokens + 9 }); // deleted rows counted
+    expect(before.terms.filter(([, terms]) => terms === null)).toHaveLength(3);
+
+    const store = await temp.open({ path, keywordMemoryAfterSearches: 0 });
+    const after = fullTextState(path);
+    expect(after.totals).toEqual({ rows: 5, tokens });
+    expect(after.terms).toEqual(
+      V4_CHUNKS.map((terms, i) => [`notes/${String(i).padStart(2, "0")}.md:1`, [...terms].sort()]),
+    );
+    // It ranks as an index written fresh, from memory (every chunk has terms now) and by FTS5.
+    const fresh = await temp.open({ path: join(await temp.dir(), "fresh.sqlite") });
+    await fresh.write({
+      upserts: V4_CHUNKS.map((terms, i) =>
+        upsert(`notes/${String(i).padStart(2, "0")}.md`, [[1, terms]]),
+      ),
+    });
+    const queries = [
+      ["deploy"],
+      ["用户", "mode"],
+      ["repeat", "deploy", "absent"],
+      ["café", "周二"],
+    ];
+    const answers = (s: typeof store) =>
+      answersFor(queries, (terms, k, filter) => s.searchText(terms, k, filter));
+    const expected = await answers(fresh);
+    expect(expected.scores.length).toBeGreaterThan(20);
+    expect(await answers(store)).toEqual(expected);
+    expect(await answers(await temp.open({ path, keywordMemoryMb: 0 }))).toEqual(expected);
+    // Deletes keep the totals exact from now on.
+    await store.write({ deletes: ["notes/00.md", "notes/01.md"] });
+    expect(fullTextState(path).totals).toEqual({ rows: 3, tokens: tokens - 9 });
   });
 
   it("opening an up-to-date database again runs no migration", async () => {

@@ -135,6 +135,38 @@ describe("each chunk's term counts (the postings' source)", () => {
     small.close();
   });
 
+  it("gives the terms of ids: cached, from the whole table, or through the table past the cap", () => {
+    const db = new Database(":memory:");
+    migrate(db, ":memory:");
+    const insert = (names: string[]) =>
+      db
+        .prepare(`INSERT INTO ${TERM_IDS_TABLE} (term) SELECT value FROM json_each(?)`)
+        .run(JSON.stringify([...new Set(names)]));
+    const table = () =>
+      db.prepare(`SELECT id, term FROM ${TERM_IDS_TABLE}`).raw().all() as Array<[number, string]>;
+    const expectTerms = (dictionary: TermDictionary, ids: number[]) => {
+      dictionary.begin();
+      const termOf = dictionary.termsOf(new Set(ids));
+      const stored = new Map(table());
+      expect(ids.map(termOf)).toEqual(ids.map((id) => stored.get(id)));
+    };
+    insert(terms("a", 250));
+    const everyId = () => table().map(([id]) => id);
+    // A few ids (one statement), then many in a table that fits (read whole), then from memory.
+    const fits = new TermDictionary(new StatementCache(db), 300);
+    expectTerms(fits, everyId().slice(0, 10));
+    expectTerms(fits, everyId());
+    db.prepare(`DELETE FROM ${TERM_IDS_TABLE} WHERE id > 100`).run(); // only memory has them now
+    const cached = fits.termsOf(new Set([200, 250]));
+    expect([cached(200), cached(250)]).toEqual(["a199", "a249"]);
+    // A table past the cap: many ids go through the table, as many as fit are kept.
+    insert(terms("b", 400));
+    const capped = new TermDictionary(new StatementCache(db), 300);
+    expectTerms(capped, everyId());
+    expectTerms(capped, everyId().reverse());
+    db.close();
+  });
+
   it("encodes counts as varints and reads them back, ids ascending", () => {
     const ids = new Map([
       ["x", 5],
