@@ -150,7 +150,7 @@ export class FullTextIndex {
   /**
    * Remove the terms of these chunk rows (in the write transaction). FTS5 is given each row's
    * terms back (from `chunk_terms`), so that it takes them, and their count, out of its totals;
-   * the terms of all the rows' ids are read in one statement.
+   * the ids' terms come from the term dictionary, in one lookup for all the rows.
    */
   delete(rowids: ReadonlyArray<number | bigint>): void {
     const take = this.statements
