@@ -4,7 +4,13 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { EngramError } from "@engram/core";
 import { STORE_DRIVERS } from "../drivers.js";
-import type { KeywordPhase, PerfJob, VectorPhase } from "./perf-measure.js";
+import {
+  type KeywordMeasures,
+  type KeywordPhase,
+  type PerfJob,
+  readHashFloor,
+  type VectorPhase,
+} from "./perf-measure.js";
 import { perfMarkdown } from "./report-perf.js";
 import { perfLatencySvg } from "./svg-latency.js";
 import {
@@ -77,7 +83,8 @@ const QUERY_COUNTS = { en: 40, zh: 10 };
  * Measure indexing and search speed per store on deterministic synthetic workspaces: cold sync
  * without and with a fixed-cost embedder, unchanged re-sync, search p50/p95 per mode, on-disk
  * size and peak RSS. Each (store, size, phase) runs in a child process of its own, so peak RSS is
- * that store's alone. Writes `perf-<date>.json`, `perf-latest.json`, `perf.md` and
+ * that store's alone (the reference time to read and hash the files is measured here, once per
+ * size). Writes `perf-<date>.json`, `perf-latest.json`, `perf.md` and
  * `perf-latency.svg` to `out` when given.
  *
  * @throws EngramError `INVALID_ARGUMENT` for an unknown store or a bad size.
@@ -130,6 +137,7 @@ export async function benchPerf(
       log(
         `${size} chunks: wrote ${corpus.files} files (${corpus.chunks} chunks) in ${Math.round(generateMs)} ms`,
       );
+      const readHashFloorMs = await readHashFloor(workspace, runs);
       for (const store of stores) {
         const result: PerfResult = { store, targetChunks: size, runs, errors: [] };
         for (const phase of ["keyword", "vector"] as const) {
@@ -139,7 +147,7 @@ export async function benchPerf(
             result.errors.push({ phase, message: answer.error });
             log(`${store} @ ${size}: ${phase} phase failed: ${answer.error.split("\n")[0]}`);
           } else if (phase === "keyword") {
-            result.keyword = answer.result as KeywordPhase;
+            result.keyword = { ...(answer.result as KeywordMeasures), readHashFloorMs };
           } else {
             result.vector = answer.result as VectorPhase;
           }
@@ -201,7 +209,7 @@ function chooseStores(
   return { stores, skipped };
 }
 
-type ChildAnswer = { result: KeywordPhase | VectorPhase } | { error: string };
+type ChildAnswer = { result: KeywordMeasures | VectorPhase } | { error: string };
 
 /** Run one job in a fresh Node process (same flags as this one) and wait for its answer. */
 function runChild(job: PerfJob): Promise<ChildAnswer> {

@@ -12,6 +12,9 @@ export interface HashingEmbedder extends Embedder {
   readonly textsEmbedded: number;
 }
 
+/** Terms whose bucket an embedder remembers before it starts over. */
+const MAX_REMEMBERED_TERMS = 50_000;
+
 /**
  * A deterministic, dependency-free embedder for tests and examples: feature hashing of analysed
  * terms into `dims` signed buckets, L2-normalised. Texts sharing terms get similar vectors, so
@@ -25,12 +28,26 @@ export function createHashingEmbedder(
   const dims = options.dims ?? 64;
   const analyzer = createAnalyzer();
   const counters = { batchCalls: 0, queryCalls: 0, textsEmbedded: 0 };
+  // Each term's signed bucket, remembered: a SHA-1 per term occurrence made ~30 KB of garbage
+  // per chunk, which the peak RSS `bench perf` reports for the store would otherwise include.
+  const buckets = new Map<string, number>();
+  const signedBucket = (term: string): number => {
+    let signed = buckets.get(term);
+    if (signed === undefined) {
+      const digest = createHash("sha1").update(term).digest();
+      const bucket = digest.readUInt32LE(0) % dims;
+      signed = (digest[4] ?? 0) & 1 ? bucket + 1 : -(bucket + 1);
+      if (buckets.size >= MAX_REMEMBERED_TERMS) buckets.clear();
+      buckets.set(term, signed);
+    }
+    return signed;
+  };
   const embed = (text: string): Float32Array => {
     const vector = new Float32Array(dims);
     for (const term of analyzer.terms(text)) {
-      const digest = createHash("sha1").update(term).digest();
-      const bucket = digest.readUInt32LE(0) % dims;
-      vector[bucket] = (vector[bucket] ?? 0) + ((digest[4] ?? 0) & 1 ? 1 : -1);
+      const signed = signedBucket(term);
+      const bucket = Math.abs(signed) - 1;
+      vector[bucket] = (vector[bucket] ?? 0) + Math.sign(signed);
     }
     let norm = 0;
     for (const x of vector) norm += x * x;
