@@ -213,5 +213,5 @@ describe("appends from several processes", () => {
       });
       expect(results.filter((r) => r.created).length).toBeLessThanOrEqual(1);
     }
-  });
+  }, 90_000); // 1,000 fsynced appends from two processes: 3–8 s, far more when the host's disk stalls
 });
