@@ -118,7 +118,7 @@ const sample = report([
     store: "sqlite",
     targetChunks: 10_000,
     runs: 3,
-    keyword: keyword(10_000),
+    keyword: keyword(10_000, { appendSync: lat(12) }),
     vector: vector(10_000, 4),
     errors: [],
   },
@@ -218,6 +218,12 @@ describe("perf Markdown report", () => {
     expect(md).not.toContain("stack");
     expect(md).toContain("qdrant: skipped, QDRANT_URL is not set");
     expect(md).toContain("perf-latency.svg");
+    // The append + sync column: wall in the indexing table, CPU in the CPU table, "–" when absent.
+    const rows = md.split("\n").filter((l) => l.startsWith("| sqlite | 10,000 |"));
+    expect(rows[0]?.split(" | ")[8]).toBe("12.0 ms");
+    expect(rows[2]?.split(" | ")[5]).toBe("6.00 ms");
+    const older = md.split("\n").filter((l) => l.startsWith("| sqlite | 100,000 |"));
+    expect(older[0]?.split(" | ")[8]).toBe("–");
     expect(md).toContain("Medians over 3 runs at 10,000 chunks, 1 run at 100,000 chunks;");
     const targets = sqliteTargets(sample);
     const find = (text: string) => targets.filter((t) => t.label.includes(text));

@@ -52,6 +52,7 @@ describe("engram bench perf (built CLI, real stores, child processes)", () => {
       expect(k?.files).toBe(corpus?.files);
       expect(k?.coldSync.chunksPerSecond).toBeGreaterThan(0);
       expect(k?.resync.filesPerSecond).toBeGreaterThan(0);
+      expect(k?.appendSync?.p50Ms).toBeGreaterThan(0);
       expect(k?.readHashFloorMs).toBeGreaterThan(0);
       expect(k?.coldSync.cpuMs).toBeGreaterThan(0);
       expect(k?.search.keyword.cpuP50Ms).toBeGreaterThan(0);

@@ -156,6 +156,36 @@ describe("memory on SQLite", () => {
     expect(await memory.sync()).toMatchObject({ touched: 0, unchanged: 1 });
   });
 
+  it("a sync of some paths follows only those: edits, deletes, unknown and unchanged paths", async () => {
+    await writeFiles(ws, {
+      "memory/notes/a.md": "# A\n\nthe walrus operator\n",
+      "memory/notes/b.md": "# B\n\nsecond file\n",
+      "memory/notes/c.md": "# C\n\nthird file\n",
+    });
+    const memory = await memoryOf();
+    await memory.sync();
+
+    await appendFile(join(ws, "memory/notes/a.md"), "\npattern matching with match/case\n");
+    await appendFile(join(ws, "memory/notes/b.md"), "\nunsynced zebra\n");
+    await rm(join(ws, "memory/notes/c.md"));
+    await writeFiles(ws, { "memory/notes/d.md": "# D\n\nfresh quokka\n" });
+    const report = await memory.sync({
+      paths: ["memory/notes/a.md", "memory/notes/c.md", "memory/notes/d.md", "memory/none.md"],
+    });
+    expect(report).toMatchObject({ updated: 1, added: 1, removed: 1, unchanged: 0 });
+    expect((await memory.search("pattern matching")).results[0]?.path).toBe("memory/notes/a.md");
+    expect((await memory.search("quokka")).results[0]?.path).toBe("memory/notes/d.md");
+    expect((await memory.search("third")).results).toEqual([]);
+    // b.md was not named: it waits for a full sync.
+    expect((await memory.search("zebra")).results).toEqual([]);
+    expect(await memory.sync({ paths: ["memory/notes/a.md"] })).toMatchObject({
+      unchanged: 1,
+      chunks: 0,
+    });
+    expect(await memory.sync()).toMatchObject({ updated: 1, removed: 0 });
+    expect((await memory.search("zebra")).results[0]?.path).toBe("memory/notes/b.md");
+  });
+
   it("what the agent writes is searchable at once, and cites its lines", async () => {
     const memory = await memoryOf();
     const added = await memory.appendDaily(

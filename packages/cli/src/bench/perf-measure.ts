@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -68,6 +68,11 @@ export interface KeywordPhase {
     filesPerSecond: number;
     filesPerCpuSecond: number;
   };
+  /**
+   * A line appended to one file, then `sync({ paths: [file] })`, as after an agent's memory write
+   * (optional: results written before it was measured lack it).
+   */
+  appendSync?: Latency;
   search: { keyword: Latency; storeText: Latency };
   diskBytes: number;
   peakRssMb: number;
@@ -139,7 +144,9 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   }
   const memory = await open(job, null);
   let search: KeywordPhase["search"];
+  let appendSync: Latency;
   try {
+    appendSync = await appendSyncs(memory, scanned.files, runs);
     const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
     const terms = job.queries.map((q) => [...new Set(memory.analyzer.terms(q))]);
     search = {
@@ -162,10 +169,42 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
       filesPerSecond: scanned.files.length / (resync / 1000),
       filesPerCpuSecond: scanned.files.length / (resyncCpuMs / 1000),
     },
+    appendSync,
     search,
     diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
+}
+
+/** Files {@link appendSyncs} appends to (spread over the workspace). */
+const APPEND_FILES = 20;
+
+/**
+ * Latency of the agent's write path: append a line to one file, then sync that path. Each of
+ * `runs` passes appends to {@link APPEND_FILES} files; the files are restored afterwards (and
+ * synced), so later phases see the workspace as generated.
+ */
+async function appendSyncs(
+  memory: Memory,
+  files: ReadonlyArray<{ path: string; absPath: string }>,
+  runs: number,
+): Promise<Latency> {
+  const step = Math.max(1, Math.floor(files.length / APPEND_FILES));
+  const picked = files.filter((_, i) => i % step === 0).slice(0, APPEND_FILES);
+  const originals = picked.map((file) => readFileSync(file.absPath));
+  try {
+    return await latency(runs, picked, (file) => memory.sync({ paths: [file.path] }), {
+      warm: false,
+      before: (file, run) =>
+        appendFileSync(
+          file.absPath,
+          `\n- appended note ${run}: reviewed the deployment 检查部署\n`,
+        ),
+    });
+  } finally {
+    for (const [i, file] of picked.entries()) writeFileSync(file.absPath, originals[i] as Buffer);
+    await memory.sync({ paths: picked.map((file) => file.path) });
+  }
 }
 
 async function measureVector(job: PerfJob): Promise<VectorPhase> {
@@ -270,13 +309,17 @@ async function open(job: PerfJob, embedder: Embedder | null): Promise<Memory> {
   });
 }
 
-/** One untimed pass to warm caches, then `runs` timed passes; p50/p95 are medians over runs. */
+/**
+ * One untimed pass to warm caches (unless `warm` is false), then `runs` timed passes; p50/p95 are
+ * medians over runs. `before` runs, untimed, before each timed call.
+ */
 async function latency<T>(
   runs: number,
   inputs: readonly T[],
   fn: (input: T) => Promise<unknown>,
+  options: { warm?: boolean; before?: (input: T, run: number) => void } = {},
 ): Promise<Latency> {
-  for (const input of inputs) await fn(input);
+  if (options.warm !== false) for (const input of inputs) await fn(input);
   const stats = {
     p50: [] as number[],
     p95: [] as number[],
@@ -287,6 +330,7 @@ async function latency<T>(
     const wall: number[] = [];
     const cpu: number[] = [];
     for (const input of inputs) {
+      options.before?.(input, r);
       const t = await measured(() => fn(input));
       wall.push(t.wallMs);
       cpu.push(t.cpuMs);

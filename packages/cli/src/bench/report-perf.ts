@@ -15,8 +15,8 @@ export function perfMarkdown(report: PerfReport): string {
     "",
     "## Indexing",
     "",
-    "| store | chunks | files | cold sync, keyword only | × read+hash floor | cold sync, embedded | same, minus embedder time | re-sync, nothing changed | `.engram/` keyword / embedded | peak RSS keyword / embedded |",
-    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    "| store | chunks | files | cold sync, keyword only | × read+hash floor | cold sync, embedded | same, minus embedder time | re-sync, nothing changed | append to a file + sync it, p50 | `.engram/` keyword / embedded | peak RSS keyword / embedded |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   for (const r of report.results) {
     const k = r.keyword;
@@ -31,6 +31,7 @@ export function perfMarkdown(report: PerfReport): string {
         v ? `${rate(v.coldSync.chunksPerSecond)} chunks/s (${secs(v.coldSync.medianMs)})` : "–",
         v ? `${rate(v.coldSync.chunksPerSecondExEmbed)} chunks/s` : "–",
         k ? `${rate(k.resync.filesPerSecond)} files/s (${secs(k.resync.medianMs)})` : "–",
+        k?.appendSync ? ms(k.appendSync.p50Ms) : "–",
         `${k ? mb(k.diskBytes / 2 ** 20) : "–"} / ${v ? mb(v.diskBytes / 2 ** 20) : "–"}`,
         `${k ? mb(k.peakRssMb) : "–"} / ${v ? mb(v.peakRssMb) : "–"}`,
       ]),
@@ -71,8 +72,8 @@ export function perfMarkdown(report: PerfReport): string {
       "time: what a machine with a free core would see. On a busy machine wall time is higher; a " +
       "store that works on several threads can use more CPU than wall time.",
     "",
-    "| store | chunks | cold sync, keyword only | cold sync, embedded | re-sync, nothing changed | keyword p50 | vector p50 | hybrid (weighted) p50 | hybrid (RRF) p50 |",
-    "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    "| store | chunks | cold sync, keyword only | cold sync, embedded | re-sync, nothing changed | append + sync, p50 | keyword p50 | vector p50 | hybrid (weighted) p50 | hybrid (RRF) p50 |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   );
   for (const r of report.results) {
     const k = r.keyword;
@@ -84,6 +85,7 @@ export function perfMarkdown(report: PerfReport): string {
         k ? `${rate(k.coldSync.chunksPerCpuSecond)} chunks/s` : "–",
         v ? `${rate(v.coldSync.chunksPerCpuSecond)} chunks/s` : "–",
         k ? `${rate(k.resync.filesPerCpuSecond)} files/s` : "–",
+        k?.appendSync ? ms(k.appendSync.cpuP50Ms) : "–",
         k ? ms(k.search.keyword.cpuP50Ms) : "–",
         v ? ms(v.search.vector.cpuP50Ms) : "–",
         v ? ms(v.search.hybridWeighted.cpuP50Ms) : "–",
