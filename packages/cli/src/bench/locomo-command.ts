@@ -2,8 +2,6 @@ import { type EngramConfigInput, EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import { type Io, json, line } from "../output.js";
-import { benchLocomo } from "./locomo.js";
-import { locomoMarkdown, writeLocomoResults } from "./locomo-report.js";
 
 /**
  * Add `engram bench locomo --file <json>` to the `bench` command. `parseConfig` reads the
@@ -35,6 +33,8 @@ export function registerLocomoBench(
       ) => {
         const g = globals(cmd);
         const config = parseConfig(flags.config);
+        const { benchLocomo } = await import("./locomo.js");
+        const { locomoMarkdown, writeLocomoResults } = await import("./locomo-report.js");
         const result = await benchLocomo({
           file: flags.file,
           ks: parseKs(flags.k),

@@ -2,8 +2,6 @@ import { EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import { type Io, json, line } from "../output.js";
-import { benchPerf } from "./perf.js";
-import { perfMarkdown } from "./report-perf.js";
 
 /** `engram bench perf`: indexing and search speed per store on synthetic workspaces. */
 export function registerBenchPerf(bench: Command, io: Io): void {
@@ -41,6 +39,8 @@ export function registerBenchPerf(bench: Command, io: Io): void {
           },
         );
       }
+      const { benchPerf } = await import("./perf.js");
+      const { perfMarkdown } = await import("./report-perf.js");
       const { report, files } = await benchPerf({
         sizes: parseSizes(flags.sizes),
         ...(flags.stores ? { stores: parseList(flags.stores) } : {}),

@@ -1,6 +1,6 @@
 import { type EngramConfigInput, EngramError } from "@engram/core";
 import type { Command } from "commander";
-import { type BeirBenchResult, benchBeir } from "../bench/beir.js";
+import type { BeirBenchResult } from "../bench/beir.js";
 import { registerLocomoBench } from "../bench/locomo-command.js";
 import { registerBenchPerf } from "../bench/perf-command.js";
 import { globals, positiveInt } from "../context.js";
@@ -29,6 +29,8 @@ export function registerBench(program: Command, io: Io): void {
       ) => {
         const g = globals(cmd);
         const config = parseConfigFlag(flags.config);
+        // Bench code loads only when a bench runs (see lazy-commands.test.ts).
+        const { benchBeir } = await import("../bench/beir.js");
         const result = await benchBeir({
           dir: flags.dir,
           split: flags.split,

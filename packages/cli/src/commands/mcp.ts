@@ -1,9 +1,7 @@
 import type { Writable } from "node:stream";
 import { createMemoryTools } from "@engram/core";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Command } from "commander";
 import { globals } from "../context.js";
-import { createMcpServer } from "../mcp-server.js";
 import type { Io } from "../output.js";
 import { openMemory, workspaceDir } from "../workspace.js";
 import { describeSync } from "./sync.js";
@@ -25,6 +23,9 @@ export function registerMcp(program: Command, io: Io): void {
     .action(async (flags: { readOnly?: boolean; watch: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const log = (text: string) => io.stderr.write(`engram mcp: ${text}\n`);
+      // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
+      const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+      const { createMcpServer } = await import("../mcp-server.js");
       const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
       const stops: (() => void)[] = [];
       try {
