@@ -20,6 +20,7 @@ const STORES: Record<string, (options: Record<string, unknown>) => Promise<Store
         "vectorMemoryAfterSearches",
         "keywordMemoryMb",
         "keywordMemoryAfterSearches",
+        "keywordMemoryBackgroundAbove",
       ].flatMap((key) => (options[key] !== undefined ? [[key, options[key] as number]] : [])),
     );
     return sqliteStore({ ...(typeof path === "string" ? { path } : {}), ...numbers });

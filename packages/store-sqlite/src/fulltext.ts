@@ -6,14 +6,14 @@ import {
   type SearchFilter,
 } from "@engram/core";
 import { filterConditions } from "./filters.js";
-import { FollowedCopy } from "./followed-copy.js";
+import { type CopyLoad, FollowedCopy } from "./followed-copy.js";
 import { countsDocument, termsDocument } from "./fts-document.js";
 import {
   type ChunkRow,
   chunkColumns,
-  chunkLabels,
   chunkRowsByRowid,
   compareRowOrder,
+  readChunkLabels,
   tieOrder,
 } from "./rows.js";
 import { CHUNK_TERMS_TABLE, FTS_TABLE, TERM_IDS_TABLE } from "./schema.js";
@@ -56,6 +56,15 @@ interface TermOp {
   chunk?: Filterable;
 }
 
+/** Chunk rows read per statement while loading the postings. */
+const LOAD_PAGE_ROWS = 1000;
+
+/**
+ * Chunks above which the postings load in the background (~30 µs a chunk: past ~2,000 a load
+ * would hold up the search that starts it by more than ~50 ms; 100k chunks take ~3 s).
+ */
+export const BACKGROUND_LOAD_CHUNKS = 2000;
+
 /** Document frequencies remembered per connection before the cache starts over. */
 const MAX_CACHED_TERMS = 50_000;
 
@@ -91,24 +100,42 @@ export class FullTextIndex {
    * @param memoryBytes Largest in-memory postings ({@link TermPostings.bytes}) searched from
    *   memory; larger ones, or 0, leave every search to FTS5.
    * @param loadAfter Searches answered by FTS5 before the postings are loaded.
+   * @param backgroundAbove Chunks above which the postings load in the background (FTS5 answers
+   *   meanwhile); a test may lower it.
    */
   constructor(
     private readonly statements: StatementCache,
     private readonly memoryBytes = 0,
     private readonly loadAfter = 1,
+    backgroundAbove = BACKGROUND_LOAD_CHUNKS,
   ) {
     statements.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${VOCAB_TABLE} USING fts5vocab(main, '${FTS_TABLE}', 'row')`,
     );
     this.#dictionary = new TermDictionary(statements);
-    this.#copy = new FollowedCopy(statements, TERMS_GENERATION_META_KEY, (postings, ops) => {
-      for (const { rowid, terms, chunk } of ops) {
-        if (!terms) return false;
-        if (chunk) postings.add(rowid, terms, chunk);
-        else postings.remove(rowid, terms);
-      }
-      return postings.churn <= MAX_CHURN && postings.bytes <= this.memoryBytes;
-    });
+    this.#copy = new FollowedCopy(
+      statements,
+      TERMS_GENERATION_META_KEY,
+      (postings, ops) => {
+        for (const { rowid, terms, chunk } of ops) {
+          if (!terms) return false;
+          if (chunk) postings.add(rowid, terms, chunk);
+          else postings.remove(rowid, terms);
+        }
+        return postings.churn <= MAX_CHURN && postings.bytes <= this.memoryBytes;
+      },
+      backgroundAbove,
+    );
+  }
+
+  /** Resolves when no load of the postings runs in the background. */
+  settled(): Promise<void> {
+    return this.#copy.settled();
+  }
+
+  /** Stop a background load (the connection is closing). */
+  cancel(): void {
+    this.#copy.cancel();
   }
 
   /** Index the terms of these chunk rows (in the write transaction). */
@@ -282,37 +309,42 @@ export class FullTextIndex {
   }
 
   /**
-   * Every chunk's postings, or undefined when they would take more than the memory budget or some
-   * chunk has no terms row (none should since schema 5's upgrade gave every chunk one).
+   * Begin loading every chunk's postings: the steps read the totals, labels and terms blobs (a
+   * page at a time) and give the postings, or undefined when they would take more than the memory
+   * budget or some chunk has no terms row (none should since schema 5's upgrade gave every chunk
+   * one).
    */
-  #load(): TermPostings | undefined {
+  #load(): CopyLoad<TermPostings> | undefined {
     if (this.memoryBytes <= 0) return undefined;
-    const count = (sql: string) => this.statements.get(sql).pluck().get() as number;
+    const statements = this.statements;
+    const memoryBytes = this.memoryBytes;
+    const count = (sql: string) => statements.get(sql).pluck().get() as number;
     const chunks = count("SELECT count(*) FROM chunks");
-    // One scan: every chunk must have its terms, and the blobs' size estimates the postings'
-    // (both are varint pairs per chunk and term).
-    const stored = this.statements
-      .get(`SELECT count(*) AS n, total(length(terms)) AS bytes FROM ${CHUNK_TERMS_TABLE}`)
-      .get() as { n: number; bytes: number };
-    if (stored.n !== chunks) return undefined;
-    const maxTermId = count(`SELECT coalesce(max(id), 0) FROM ${TERM_IDS_TABLE}`);
-    const blobBytes = stored.bytes;
-    if (TermPostings.estimateBytes(chunks, maxTermId, blobBytes) > this.memoryBytes)
-      return undefined;
-    const totals = readBm25Totals(this.statements);
-    if (!totals) return undefined;
-    const labels = chunkLabels(this.statements);
-    const rows = this.statements
-      .get(`SELECT rowid, terms FROM ${CHUNK_TERMS_TABLE} ORDER BY rowid`)
-      .raw();
-    const postings = TermPostings.build(
-      chunks,
-      maxTermId,
-      totals,
-      labels,
-      () => rows.iterate() as IterableIterator<[number, Buffer]>,
-    );
-    return postings.bytes <= this.memoryBytes ? postings : undefined;
+    return {
+      rows: chunks,
+      steps: (function* () {
+        // One scan: every chunk must have its terms, and the blobs' size estimates the postings'
+        // (both are varint pairs per chunk and term).
+        const stored = statements
+          .get(`SELECT count(*) AS n, total(length(terms)) AS bytes FROM ${CHUNK_TERMS_TABLE}`)
+          .get() as { n: number; bytes: number };
+        if (stored.n !== chunks) return undefined;
+        const maxTermId = count(`SELECT coalesce(max(id), 0) FROM ${TERM_IDS_TABLE}`);
+        if (TermPostings.estimateBytes(chunks, maxTermId, stored.bytes) > memoryBytes) {
+          return undefined;
+        }
+        const totals = readBm25Totals(statements);
+        if (!totals) return undefined;
+        yield;
+        const labels = yield* readChunkLabels(statements);
+        if (labels.rowids.length !== chunks)
+          throw new Error("the chunks changed between the reads");
+        const postings = yield* TermPostings.build(chunks, maxTermId, totals, labels, () =>
+          termPages(statements),
+        );
+        return postings.bytes <= memoryBytes ? postings : undefined;
+      })(),
+    };
   }
 
   /**
@@ -460,4 +492,20 @@ export function readBm25Totals(statements: StatementCache): Bm25Totals | undefin
   return values.length === 2 && bytes === 0 && rows !== undefined && tokens !== undefined
     ? { rows, tokens }
     : undefined;
+}
+
+/**
+ * Every chunk's terms blob, in rowid order, a page per statement: a statement left iterating
+ * between two steps of a background load would keep the connection busy for every other one.
+ */
+function* termPages(statements: StatementCache): Generator<Array<[number, Buffer]>> {
+  const page = statements
+    .get(`SELECT rowid, terms FROM ${CHUNK_TERMS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`)
+    .raw();
+  for (let after = -1; ; ) {
+    const rows = page.all(after, LOAD_PAGE_ROWS) as Array<[number, Buffer]>;
+    if (!rows.length) return;
+    yield rows;
+    after = (rows[rows.length - 1] as [number, Buffer])[0];
+  }
 }

@@ -30,8 +30,7 @@ export interface SqliteStoreOptions {
    * 100k chunks of notes). Keyword searches are scored from it instead of FTS5, ~10× faster with
    * the same results and scores. Loaded when a connection searches text (after
    * {@link keywordMemoryAfterSearches}) and kept in step with writes, including other processes'.
-   * Larger postings, or 0, leave searches to FTS5. An index written before this option existed
-   * uses FTS5 until its files are re-indexed (`engram sync --force`).
+   * Larger postings, or 0, leave searches to FTS5.
    */
   keywordMemoryMb?: number;
   /**
@@ -39,6 +38,13 @@ export interface SqliteStoreOptions {
    * one-shot `engram search` never pays for loading; 0 loads on the first search).
    */
   keywordMemoryAfterSearches?: number;
+  /**
+   * Chunks above which the postings load in the background, a few ms at a time between turns of
+   * the event loop, while FTS5 answers searches (default 2,000: a larger load would hold up the
+   * search that starts it; 100k chunks take ~3 s). A load overtaken by a write to the index starts
+   * again later. A large number loads every index at once, inside the search that needs it.
+   */
+  keywordMemoryBackgroundAbove?: number;
 }
 
 /** Options of {@link sqliteStore}, the factory core uses. */
@@ -57,6 +63,8 @@ export interface SqliteStoreFactoryOptions {
   keywordMemoryMb?: number;
   /** See {@link SqliteStoreOptions.keywordMemoryAfterSearches}. */
   keywordMemoryAfterSearches?: number;
+  /** See {@link SqliteStoreOptions.keywordMemoryBackgroundAbove}. */
+  keywordMemoryBackgroundAbove?: number;
 }
 
 /** File name of the index inside the workspace's index folder. */

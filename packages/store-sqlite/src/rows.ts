@@ -1,6 +1,7 @@
 import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core";
 import { SlotLabels } from "./slot-labels.js";
 import type { StatementCache } from "./statements.js";
+import { drain } from "./steps.js";
 
 /** A `files` row. */
 export interface FileRow {
@@ -113,24 +114,51 @@ export interface ChunkLabels {
   labels: SlotLabels;
 }
 
+/** Chunks read per statement by {@link readChunkLabels}. */
+const LABEL_PAGE_ROWS = 2000;
+
+/** The `chunks_by_path` index's columns, in its order (then the rowid). */
+const BY_PATH = "path, start_line, tier, source";
+
 /**
  * Every chunk's path, tier and source, for the in-memory copies' filters. Read from the
- * `chunks_by_path` index, which covers them (SQLite picks it: a scan of `chunks` would read every
- * chunk's text), and kept as small codes (no object per chunk).
+ * `chunks_by_path` index, which covers them (a scan of `chunks` would read every chunk's text),
+ * and kept as small codes (no object per chunk). Call inside a read transaction for one snapshot.
  */
 export function chunkLabels(statements: StatementCache): ChunkLabels {
+  return drain(readChunkLabels(statements));
+}
+
+/**
+ * {@link chunkLabels}, read a page at a time (yielding after each page) for a load that runs
+ * between turns of the event loop.
+ * @throws Error when the chunks change between the pages.
+ */
+export function* readChunkLabels(statements: StatementCache): Generator<void, ChunkLabels> {
   const count = statements.get("SELECT count(*) FROM chunks").pluck().get() as number;
   const byPath = new SlotLabels(Math.max(1, count));
   const rowidsByPath = new Float64Array(count);
   let n = 0;
-  const rows = statements
-    .get("SELECT rowid, path, tier, source FROM chunks")
-    .raw()
-    .iterate() as IterableIterator<[number, string, string, string]>;
-  for (const [rowid, path, tier, source] of rows) {
-    if (n === count) break; // (one snapshot: cannot happen)
-    byPath.set(n, { path, tier, source });
-    rowidsByPath[n++] = rowid;
+  const first = statements
+    .get(`SELECT rowid, ${BY_PATH} FROM chunks ORDER BY ${BY_PATH}, rowid LIMIT ?`)
+    .raw();
+  const after = statements
+    .get(
+      `SELECT rowid, ${BY_PATH} FROM chunks WHERE (${BY_PATH}, rowid) > (?, ?, ?, ?, ?)
+       ORDER BY ${BY_PATH}, rowid LIMIT ?`,
+    )
+    .raw();
+  type Row = [rowid: number, path: string, startLine: number, tier: string, source: string];
+  let page = first.all(LABEL_PAGE_ROWS) as Row[];
+  while (page.length) {
+    for (const [rowid, path, , tier, source] of page) {
+      if (n === count) throw new Error("the chunks changed between the reads");
+      byPath.set(n, { path, tier, source });
+      rowidsByPath[n++] = rowid;
+    }
+    yield;
+    const [rowid, path, startLine, tier, source] = page[page.length - 1] as Row;
+    page = after.all(path, startLine, tier, source, rowid, LABEL_PAGE_ROWS) as Row[];
   }
   const order = new Uint32Array(n).map((_, i) => i);
   order.sort((a, b) => (rowidsByPath[a] as number) - (rowidsByPath[b] as number));

@@ -21,7 +21,7 @@ import {
 import { isInMemory, openConnection } from "./connection.js";
 import { SqliteEmbeddingCache } from "./embedding-cache.js";
 import { toEngramError } from "./errors.js";
-import { FullTextIndex } from "./fulltext.js";
+import { BACKGROUND_LOAD_CHUNKS, FullTextIndex } from "./fulltext.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
 import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
@@ -80,6 +80,7 @@ export class SqliteStore implements MemoryStore {
   private readonly vectorMemoryAfter: number;
   private readonly keywordMemoryBytes: number;
   private readonly keywordMemoryAfter: number;
+  private readonly keywordBackgroundAbove: number;
   private open: Open | undefined;
   private closed = false;
 
@@ -107,6 +108,11 @@ export class SqliteStore implements MemoryStore {
       options.keywordMemoryAfterSearches ?? 1,
       "load the keyword postings",
     );
+    this.keywordBackgroundAbove = wholeNumber(
+      "keywordMemoryBackgroundAbove",
+      options.keywordMemoryBackgroundAbove ?? BACKGROUND_LOAD_CHUNKS,
+      "For example 2000 (the default), or 1000000 to load the postings at once.",
+    );
     this.capabilities = {
       vector: this.vectorsEnabled,
       fulltext: true,
@@ -131,7 +137,12 @@ export class SqliteStore implements MemoryStore {
       const sql = new StatementCache(db);
       const open: Open = {
         sql,
-        text: new FullTextIndex(sql, this.keywordMemoryBytes, this.keywordMemoryAfter),
+        text: new FullTextIndex(
+          sql,
+          this.keywordMemoryBytes,
+          this.keywordMemoryAfter,
+          this.keywordBackgroundAbove,
+        ),
         vectors: this.vectorsEnabled
           ? new VectorIndex(sql, this.vectorMemoryBytes, this.vectorMemoryAfter)
           : null,
@@ -291,11 +302,17 @@ export class SqliteStore implements MemoryStore {
     });
   }
 
+  /** Resolves when no in-memory copy loads in the background (see {@link MemoryStore.settled}). */
+  async settled(): Promise<void> {
+    await this.open?.text.settled();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     const open = this.open;
     this.open = undefined;
+    open?.text.cancel();
     try {
       open?.sql.db.close();
     } catch (error) {
@@ -393,11 +410,19 @@ function megabytes(option: string, value: number, example: string): number {
 
 /** `value` as a count of searches; a typed error unless it is a whole number ≥ 0. */
 function searchCount(option: string, value: number, what: string): number {
+  return wholeNumber(
+    option,
+    value,
+    `For example 1 (the default), or 0 to ${what} on the first search.`,
+  );
+}
+
+function wholeNumber(option: string, value: number, hint: string): number {
   if (!(Number.isInteger(value) && value >= 0)) {
     throw new EngramError(
       "INVALID_ARGUMENT",
       `${option} must be a whole number ≥ 0, got ${String(value)}.`,
-      { hint: `For example 1 (the default), or 0 to ${what} on the first search.` },
+      { hint },
     );
   }
   return value;

@@ -87,25 +87,27 @@ export class TermPostings {
   }
 
   /**
-   * Build the index from every chunk's terms blob, read twice in the same order by `rows` (once
+   * Build the index from every chunk's terms blob, read twice in the same order by `pages` (once
    * to size each term's postings, once to fill them: no intermediate lists, and each row's blob
    * is garbage as soon as it is read, so loading needs little more memory than the result).
+   * Yields after each page, so that a caller may spread the work over several turns of the event
+   * loop; the index is the generator's return value.
    *
-   * @param count Rows `rows` yields.
+   * @param count Rows `pages` yields.
    * @param maxTermId Largest term id any chunk holds.
    * @param totals FTS5's totals in the same snapshot.
-   * @param labels Every chunk's labels, in the order `rows` yields them (rowid order); the
+   * @param labels Every chunk's labels, in the order `pages` yields them (rowid order); the
    *   postings take them over.
    * @throws Error when the rows are not the labels' chunks, a term id is above `maxTermId` or the
    *   two reads differ (the caller keeps FTS5).
    */
-  static build(
+  static *build(
     count: number,
     maxTermId: number,
     totals: Bm25Totals,
     labels: ChunkLabels,
-    rows: () => Iterable<[rowid: number, terms: Buffer]>,
-  ): TermPostings {
+    pages: () => Iterable<ReadonlyArray<[rowid: number, terms: Buffer]>>,
+  ): Generator<void, TermPostings> {
     const index = new TermPostings(count, maxTermId);
     index.#labels = labels.labels; // taken over: slot i is chunk labels.rowids[i]
     index.#labels.resize(index.#rowids.length);
@@ -113,21 +115,24 @@ export class TermPostings {
     const sizes = new Uint32Array(maxTermId + 1);
     const last = new Int32Array(maxTermId + 1);
     const reader = new TermCountReader();
-    for (const [rowid, terms] of rows()) {
-      const slot = index.#slots;
-      if (labels.rowids[slot] !== rowid) throw new Error(`chunk ${rowid} has terms but no row`);
-      index.#newSlot(rowid);
-      let length = 0;
-      for (reader.read(terms); reader.next(); ) {
-        const { id, count } = reader;
-        if (id > maxTermId) throw new Error(`term id ${id} is above the largest, ${maxTermId}`);
-        df[id] = (df[id] as number) + 1;
-        sizes[id] =
-          (sizes[id] as number) + varintLength(slot - (last[id] as number)) + varintLength(count);
-        last[id] = slot;
-        length += count;
+    for (const page of pages()) {
+      for (const [rowid, terms] of page) {
+        const slot = index.#slots;
+        if (labels.rowids[slot] !== rowid) throw new Error(`chunk ${rowid} has terms but no row`);
+        index.#newSlot(rowid);
+        let length = 0;
+        for (reader.read(terms); reader.next(); ) {
+          const { id, count } = reader;
+          if (id > maxTermId) throw new Error(`term id ${id} is above the largest, ${maxTermId}`);
+          df[id] = (df[id] as number) + 1;
+          sizes[id] =
+            (sizes[id] as number) + varintLength(slot - (last[id] as number)) + varintLength(count);
+          last[id] = slot;
+          length += count;
+        }
+        index.#lengths[slot] = length;
       }
-      index.#lengths[slot] = length;
+      yield;
     }
     const offsets = index.#offsets;
     for (let id = 0; id <= maxTermId; id++) {
@@ -137,16 +142,19 @@ export class TermPostings {
     const at = offsets.slice(0, maxTermId + 1);
     last.fill(0);
     let slot = 0;
-    for (const [rowid, terms] of rows()) {
-      if (index.#rowids[slot] !== rowid) throw new Error("the chunks changed between the reads");
-      for (reader.read(terms); reader.next(); ) {
-        const { id, count } = reader;
-        let pos = writeVarint(bytes, at[id] as number, slot - (last[id] as number));
-        pos = writeVarint(bytes, pos, count);
-        at[id] = pos;
-        last[id] = slot;
+    for (const page of pages()) {
+      for (const [rowid, terms] of page) {
+        if (index.#rowids[slot] !== rowid) throw new Error("the chunks changed between the reads");
+        for (reader.read(terms); reader.next(); ) {
+          const { id, count } = reader;
+          let pos = writeVarint(bytes, at[id] as number, slot - (last[id] as number));
+          pos = writeVarint(bytes, pos, count);
+          at[id] = pos;
+          last[id] = slot;
+        }
+        slot++;
       }
-      slot++;
+      yield;
     }
     if (slot !== index.#slots) throw new Error("the chunks changed between the reads");
     index.#bytes = bytes;

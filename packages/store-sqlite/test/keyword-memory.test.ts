@@ -275,5 +275,67 @@ describe("keyword search from in-memory postings", () => {
     expect(() => temp.create({ path: ":memory:", keywordMemoryAfterSearches: -1 })).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT", message: expect.stringContaining("-1") }),
     );
+    expect(() => temp.create({ path: ":memory:", keywordMemoryBackgroundAbove: 1.5 })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", hint: expect.stringContaining("2000") }),
+    );
+  });
+});
+
+describe("loading the postings in the background", () => {
+  /** A store that loads the postings in the background from its first search, and FTS5 alone. */
+  async function openBackground() {
+    const path = join(await temp.dir(), "index.sqlite");
+    const memory = await temp.open({
+      path,
+      keywordMemoryAfterSearches: 0,
+      keywordMemoryBackgroundAbove: 0,
+    });
+    const fts = await temp.open({ path, keywordMemoryMb: 0 });
+    return { memory, fts, path };
+  }
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("answers from FTS5 while the postings load, then from memory, alike", async () => {
+    const { memory, fts, path } = await openBackground();
+    await fts.write({ upserts: corpus(21) });
+    plantInFtsOnly(path, EMPTY_CHUNK, "marker");
+    // No turn of the event loop between these two: the load has not even begun its steps.
+    expect(await answeredBy(memory, "marker")).toBe("fts5");
+    expect(await answeredBy(memory, "marker")).toBe("fts5");
+    await memory.settled?.();
+    expect(await answeredBy(memory, "marker")).toBe("memory");
+    expect(await answers(memory, 7)).toEqual(await answers(fts, 7));
+  });
+
+  for (const writer of ["this connection", "another connection"] as const) {
+    it(`a write by ${writer} during the load: not kept; a later load is, and is current`, async () => {
+      const { memory, fts, path } = await openBackground();
+      await memory.write({ upserts: corpus(22) });
+      plantInFtsOnly(path, EMPTY_CHUNK, "marker");
+      expect(await answeredBy(memory, "marker")).toBe("fts5"); // the load begins
+      await (writer === "this connection" ? memory : fts).write({
+        upserts: [upsert("new.md", [[1, ["新词", "the"]]])],
+        deletes: ["notes/03.md"],
+      });
+      await memory.settled?.();
+      // Overtaken: FTS5 answers until a load starts again (~250 ms later) and finishes.
+      expect(await answeredBy(memory, "marker")).toBe("fts5");
+      await pause(300);
+      expect(await answeredBy(memory, "marker")).toBe("fts5");
+      await memory.settled?.();
+      expect(await answeredBy(memory, "marker")).toBe("memory");
+      expect((await memory.searchText(["新词"], 1))[0]?.chunk.path).toBe("new.md");
+      expect(await answers(memory, 8)).toEqual(await answers(fts, 8));
+    });
+  }
+
+  it("closing the store stops a load under way", async () => {
+    const { memory, fts } = await openBackground();
+    await fts.write({ upserts: corpus(23) });
+    await memory.searchText(["the"], 5);
+    await memory.close();
+    await memory.settled?.();
+    await pause(20); // a step that ran on the closed connection would throw here, unhandled
+    expect(await fts.searchText(["the"], 1)).toHaveLength(1);
   });
 });

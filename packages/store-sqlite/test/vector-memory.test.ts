@@ -141,7 +141,7 @@ describe("vectors searched from memory", () => {
     const db = new Database(":memory:");
     // vec0's rowid table but none of its storage tables: only the plain vectors table can be read.
     db.exec(`
-      CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, path TEXT, tier TEXT, source TEXT);
+      CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, path TEXT, start_line INTEGER, tier TEXT, source TEXT);
       CREATE TABLE ${PLAIN_VECTORS_TABLE} (rowid INTEGER PRIMARY KEY, embedding BLOB);
       CREATE TABLE plain_rowids (rowid INTEGER PRIMARY KEY);
     `);
@@ -151,8 +151,9 @@ describe("vectors searched from memory", () => {
       [0.6, 0.8],
     ];
     vectors.forEach((vector, i) => {
-      db.prepare("INSERT INTO chunks VALUES (?, 'a.md', ?, 'memory')").run(
+      db.prepare("INSERT INTO chunks VALUES (?, 'a.md', ?, ?, 'memory')").run(
         i + 1,
+        10 * i + 1,
         i === 1 ? "short" : "long",
       );
       db.prepare(`INSERT INTO ${PLAIN_VECTORS_TABLE} VALUES (?, ?)`).run(

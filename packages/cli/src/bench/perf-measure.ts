@@ -9,6 +9,7 @@ import {
   INDEX_DIR,
   loadConfig,
   type Memory,
+  type MemoryStore,
   type SearchMode,
   scanWorkspace,
 } from "@engram/core";
@@ -150,8 +151,12 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
     const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
     const terms = job.queries.map((q) => [...new Set(memory.analyzer.terms(q))]);
     search = {
-      keyword: await latency(runs, job.queries, (q) => memory.search(q, { mode: "keyword" })),
-      storeText: await latency(runs, terms, (t) => memory.store.searchText(t, pool)),
+      keyword: await latency(runs, job.queries, (q) => memory.search(q, { mode: "keyword" }), {
+        store: memory.store,
+      }),
+      storeText: await latency(runs, terms, (t) => memory.store.searchText(t, pool), {
+        store: memory.store,
+      }),
     };
   } finally {
     await memory.close();
@@ -231,10 +236,14 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
     const run = (mode: SearchMode, fusion?: FusionMethod) => (q: string) =>
       memory.search(q, { mode, ...(fusion ? { fusion } : {}) });
     search = {
-      vector: await latency(runs, job.queries, run("vector")),
-      hybridWeighted: await latency(runs, job.queries, run("hybrid", "weighted")),
-      hybridRrf: await latency(runs, job.queries, run("hybrid", "rrf")),
-      storeVector: await latency(runs, vectors, (v) => memory.store.searchVector(v, pool)),
+      vector: await latency(runs, job.queries, run("vector"), { store: memory.store }),
+      hybridWeighted: await latency(runs, job.queries, run("hybrid", "weighted"), {
+        store: memory.store,
+      }),
+      hybridRrf: await latency(runs, job.queries, run("hybrid", "rrf"), { store: memory.store }),
+      storeVector: await latency(runs, vectors, (v) => memory.store.searchVector(v, pool), {
+        store: memory.store,
+      }),
     };
   } finally {
     await memory.close();
@@ -310,16 +319,18 @@ async function open(job: PerfJob, embedder: Embedder | null): Promise<Memory> {
 }
 
 /**
- * One untimed pass to warm caches (unless `warm` is false), then `runs` timed passes; p50/p95 are
- * medians over runs. `before` runs, untimed, before each timed call.
+ * One untimed pass to warm caches (unless `warm` is false) and, with `store`, the wait for what it
+ * loads in the background; then `runs` timed passes; p50/p95 are medians over runs. `before` runs,
+ * untimed, before each timed call.
  */
 async function latency<T>(
   runs: number,
   inputs: readonly T[],
   fn: (input: T) => Promise<unknown>,
-  options: { warm?: boolean; before?: (input: T, run: number) => void } = {},
+  options: { warm?: boolean; store?: MemoryStore; before?: (input: T, run: number) => void } = {},
 ): Promise<Latency> {
   if (options.warm !== false) for (const input of inputs) await fn(input);
+  await options.store?.settled?.();
   const stats = {
     p50: [] as number[],
     p95: [] as number[],

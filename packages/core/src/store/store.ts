@@ -100,6 +100,13 @@ export interface MemoryStore {
 
   stats(): Promise<StoreStats>;
 
+  /**
+   * Optional. Resolves once the work the store does in the background between calls (such as
+   * loading an in-memory copy of a large index while its tables answer searches) has finished or
+   * stopped. Searches are correct without it; a benchmark awaits it to time the steady state.
+   */
+  settled?(): Promise<void>;
+
   /** Release resources. Idempotent. */
   close(): Promise<void>;
 }
