@@ -21,6 +21,7 @@ const STORES: Record<string, (options: Record<string, unknown>) => Promise<Store
         "keywordMemoryMb",
         "keywordMemoryAfterSearches",
         "keywordMemoryBackgroundAbove",
+        "vectorMemoryBackgroundAbove",
       ].flatMap((key) => (options[key] !== undefined ? [[key, options[key] as number]] : [])),
     );
     return sqliteStore({ ...(typeof path === "string" ? { path } : {}), ...numbers });

@@ -36,6 +36,12 @@ interface Job<T> {
   end: () => void;
 }
 
+/**
+ * Rows above which a copy loads in the background by default: ~15–30 µs a row, so a larger load
+ * would hold up the search that starts it by more than ~50 ms (100k rows take 1.5–3 s).
+ */
+export const BACKGROUND_LOAD_ROWS = 2000;
+
 /** Longest stretch of loading between two turns of the event loop (ms). */
 const SLICE_MS = 10;
 /** Wait before a background load starts again after one was overtaken by a write (ms), doubling. */

@@ -6,7 +6,7 @@ import {
   type SearchFilter,
 } from "@engram/core";
 import { filterConditions } from "./filters.js";
-import { type CopyLoad, FollowedCopy } from "./followed-copy.js";
+import { BACKGROUND_LOAD_ROWS, type CopyLoad, FollowedCopy } from "./followed-copy.js";
 import { countsDocument, termsDocument } from "./fts-document.js";
 import {
   type ChunkRow,
@@ -59,12 +59,6 @@ interface TermOp {
 /** Chunk rows read per statement while loading the postings. */
 const LOAD_PAGE_ROWS = 1000;
 
-/**
- * Chunks above which the postings load in the background (~30 µs a chunk: past ~2,000 a load
- * would hold up the search that starts it by more than ~50 ms; 100k chunks take ~3 s).
- */
-export const BACKGROUND_LOAD_CHUNKS = 2000;
-
 /** Document frequencies remembered per connection before the cache starts over. */
 const MAX_CACHED_TERMS = 50_000;
 
@@ -107,7 +101,7 @@ export class FullTextIndex {
     private readonly statements: StatementCache,
     private readonly memoryBytes = 0,
     private readonly loadAfter = 1,
-    backgroundAbove = BACKGROUND_LOAD_CHUNKS,
+    backgroundAbove = BACKGROUND_LOAD_ROWS,
   ) {
     statements.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${VOCAB_TABLE} USING fts5vocab(main, '${FTS_TABLE}', 'row')`,

@@ -1,8 +1,9 @@
 import type { Filterable } from "@engram/core";
-import { chunkLabels, rowidIndex } from "./rows.js";
+import { readChunkLabels, rowidIndex } from "./rows.js";
 import { PLAIN_VECTORS_TABLE } from "./schema.js";
 import type { SimdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
+import { drain } from "./steps.js";
 import { VectorMatrix } from "./vector-matrix.js";
 
 /** A chunk's path, tier and source by rowid (undefined: no such chunk). */
@@ -24,22 +25,45 @@ export function loadMatrix(
   dims: number,
   scan: SimdScan,
 ): VectorMatrix {
-  const chunks = chunkLabels(statements);
+  return drain(readMatrix(statements, table, dims, scan));
+}
+
+/** Vectors read per statement from the plain vectors table. */
+const PLAIN_PAGE_ROWS = 1000;
+
+/**
+ * {@link loadMatrix} a page at a time (one vec0 storage chunk, ~1,024 vectors), yielding between
+ * pages, for a load that runs between turns of the event loop.
+ * @throws Error when the chunks change between the pages.
+ */
+export function* readMatrix(
+  statements: StatementCache,
+  table: string,
+  dims: number,
+  scan: SimdScan,
+): Generator<void, VectorMatrix> {
+  const chunks = yield* readChunkLabels(statements);
   const labels: Labels = (rowid) => {
     const i = rowidIndex(chunks.rowids, rowid);
     return i < 0 ? undefined : chunks.labels.chunk(i);
   };
   const expected = statements.get(`SELECT count(*) FROM ${table}_rowids`).pluck().get() as number;
   const fast = new VectorMatrix(dims, scan, expected);
-  if (readStorage(statements, table, fast, labels) === expected) return fast;
+  if ((yield* readStorage(statements, table, fast, labels)) === expected) return fast;
   const slow = new VectorMatrix(dims, scan, expected);
-  const all = statements
-    .get(`SELECT rowid, embedding FROM ${PLAIN_VECTORS_TABLE}`)
-    .raw()
-    .iterate() as IterableIterator<[number, Buffer]>;
+  const page = statements
+    .get(
+      `SELECT rowid, embedding FROM ${PLAIN_VECTORS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+    )
+    .raw();
   const scratch = new Float32Array(dims);
-  for (const [rowid, blob] of all) add(slow, labels, rowid, floats(blob, 0, scratch));
-  return slow;
+  for (let after = -1; ; ) {
+    const rows = page.all(after, PLAIN_PAGE_ROWS) as Array<[number, Buffer]>;
+    if (!rows.length) return slow;
+    for (const [rowid, blob] of rows) add(slow, labels, rowid, floats(blob, 0, scratch));
+    after = (rows[rows.length - 1] as [number, Buffer])[0];
+    yield;
+  }
 }
 
 /**
@@ -47,12 +71,12 @@ export function loadMatrix(
  * int64 `rowids`) and `<table>_vector_chunks00` (per chunk: `size × dims` float32s). Returns how
  * many vectors it read, or -1 when the tables or blobs do not look like that.
  */
-function readStorage(
+function* readStorage(
   statements: StatementCache,
   table: string,
   matrix: VectorMatrix,
   labels: Labels,
-): number {
+): Generator<void, number> {
   const dims = matrix.dims;
   const scratch = new Float32Array(dims);
   try {
@@ -74,6 +98,7 @@ function readStorage(
         add(matrix, labels, rowid, floats(blob, slot * dims * 4, scratch));
         found++;
       }
+      yield;
     }
     return found;
   } catch {

@@ -26,6 +26,13 @@ export interface SqliteStoreOptions {
    */
   vectorMemoryAfterSearches?: number;
   /**
+   * Vectors above which the in-memory copy loads in the background, a few ms at a time between
+   * turns of the event loop, while sqlite-vec answers searches (default 2,000; 100k vectors of 384
+   * dimensions take ~1.6 s). A load overtaken by a write starts again later. A large number loads
+   * every copy at once, inside the search that needs it.
+   */
+  vectorMemoryBackgroundAbove?: number;
+  /**
    * Memory for an in-memory copy of the keyword index's postings, in MB (default 128; ~35 MB holds
    * 100k chunks of notes). Keyword searches are scored from it instead of FTS5, ~10× faster with
    * the same results and scores. Loaded when a connection searches text (after
@@ -59,6 +66,8 @@ export interface SqliteStoreFactoryOptions {
   vectorMemoryMb?: number;
   /** See {@link SqliteStoreOptions.vectorMemoryAfterSearches}. */
   vectorMemoryAfterSearches?: number;
+  /** See {@link SqliteStoreOptions.vectorMemoryBackgroundAbove}. */
+  vectorMemoryBackgroundAbove?: number;
   /** See {@link SqliteStoreOptions.keywordMemoryMb}. */
   keywordMemoryMb?: number;
   /** See {@link SqliteStoreOptions.keywordMemoryAfterSearches}. */

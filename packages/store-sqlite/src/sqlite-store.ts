@@ -21,7 +21,8 @@ import {
 import { isInMemory, openConnection } from "./connection.js";
 import { SqliteEmbeddingCache } from "./embedding-cache.js";
 import { toEngramError } from "./errors.js";
-import { BACKGROUND_LOAD_CHUNKS, FullTextIndex } from "./fulltext.js";
+import { BACKGROUND_LOAD_ROWS } from "./followed-copy.js";
+import { FullTextIndex } from "./fulltext.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
 import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
@@ -81,6 +82,7 @@ export class SqliteStore implements MemoryStore {
   private readonly keywordMemoryBytes: number;
   private readonly keywordMemoryAfter: number;
   private readonly keywordBackgroundAbove: number;
+  private readonly vectorBackgroundAbove: number;
   private open: Open | undefined;
   private closed = false;
 
@@ -108,9 +110,14 @@ export class SqliteStore implements MemoryStore {
       options.keywordMemoryAfterSearches ?? 1,
       "load the keyword postings",
     );
+    this.vectorBackgroundAbove = wholeNumber(
+      "vectorMemoryBackgroundAbove",
+      options.vectorMemoryBackgroundAbove ?? BACKGROUND_LOAD_ROWS,
+      "For example 2000 (the default), or 1000000 to load the vectors at once.",
+    );
     this.keywordBackgroundAbove = wholeNumber(
       "keywordMemoryBackgroundAbove",
-      options.keywordMemoryBackgroundAbove ?? BACKGROUND_LOAD_CHUNKS,
+      options.keywordMemoryBackgroundAbove ?? BACKGROUND_LOAD_ROWS,
       "For example 2000 (the default), or 1000000 to load the postings at once.",
     );
     this.capabilities = {
@@ -144,7 +151,12 @@ export class SqliteStore implements MemoryStore {
           this.keywordBackgroundAbove,
         ),
         vectors: this.vectorsEnabled
-          ? new VectorIndex(sql, this.vectorMemoryBytes, this.vectorMemoryAfter)
+          ? new VectorIndex(
+              sql,
+              this.vectorMemoryBytes,
+              this.vectorMemoryAfter,
+              this.vectorBackgroundAbove,
+            )
           : null,
       };
       this.checkVectorSpace(open);
@@ -304,7 +316,7 @@ export class SqliteStore implements MemoryStore {
 
   /** Resolves when no in-memory copy loads in the background (see {@link MemoryStore.settled}). */
   async settled(): Promise<void> {
-    await this.open?.text.settled();
+    await Promise.all([this.open?.text.settled(), this.open?.vectors?.settled()]);
   }
 
   async close(): Promise<void> {
@@ -313,6 +325,7 @@ export class SqliteStore implements MemoryStore {
     const open = this.open;
     this.open = undefined;
     open?.text.cancel();
+    open?.vectors?.cancel();
     try {
       open?.sql.db.close();
     } catch (error) {

@@ -1,7 +1,7 @@
 import { compileFilter, type Filterable, type SearchFilter } from "@engram/core";
 import { filterConditions, hasPathPrefix } from "./filters.js";
-import { FollowedCopy } from "./followed-copy.js";
-import { loadMatrix } from "./matrix-load.js";
+import { BACKGROUND_LOAD_ROWS, FollowedCopy } from "./followed-copy.js";
+import { readMatrix } from "./matrix-load.js";
 import {
   blobToVector,
   type ChunkRow,
@@ -14,7 +14,6 @@ import {
 import { PLAIN_VECTORS_TABLE, VEC_TABLE } from "./schema.js";
 import { type SimdScan, simdScan } from "./simd-scan.js";
 import type { StatementCache } from "./statements.js";
-import { ready } from "./steps.js";
 import type { VectorMatrix } from "./vector-matrix.js";
 
 /** sqlite-vec refuses KNN queries with a larger `k`. */
@@ -52,20 +51,38 @@ export class VectorIndex {
    * @param cacheBytes Largest in-memory copy (rows × {@link matrixBytesPerRow}) searched from
    *   memory; larger tables, or 0, are scanned by sqlite-vec instead.
    * @param loadAfter Searches answered by sqlite-vec before the in-memory copy is loaded.
+   * @param backgroundAbove Vectors above which the copy loads in the background (sqlite-vec
+   *   answers meanwhile); a test may lower it.
    */
   constructor(
     private readonly statements: StatementCache,
     private readonly cacheBytes: number,
     private readonly loadAfter = 1,
+    backgroundAbove = BACKGROUND_LOAD_ROWS,
   ) {
-    this.#copy = new FollowedCopy(statements, GENERATION_META_KEY, (matrix, ops) => {
-      for (const { rowid, vector, chunk } of ops) {
-        if (vector && chunk) matrix.set(rowid, vector, chunk);
-        else matrix.remove(rowid);
-      }
-      // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
-      return matrix.size * matrixBytesPerRow(matrix.dims) <= this.cacheBytes;
-    });
+    this.#copy = new FollowedCopy(
+      statements,
+      GENERATION_META_KEY,
+      (matrix, ops) => {
+        for (const { rowid, vector, chunk } of ops) {
+          if (vector && chunk) matrix.set(rowid, vector, chunk);
+          else matrix.remove(rowid);
+        }
+        // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
+        return matrix.size * matrixBytesPerRow(matrix.dims) <= this.cacheBytes;
+      },
+      backgroundAbove,
+    );
+  }
+
+  /** Resolves when no load of the copy runs in the background. */
+  settled(): Promise<void> {
+    return this.#copy.settled();
+  }
+
+  /** Stop a background load (the connection is closing). */
+  cancel(): void {
+    this.#copy.cancel();
   }
 
   /** Drop the table (if any) and, when `dims` is not null, create it for `dims` dimensions. */
@@ -126,10 +143,7 @@ export class VectorIndex {
         n: number;
       };
       if (rows.n * matrixBytesPerRow(dims) > this.cacheBytes) return undefined;
-      // Read now, in the caller's read transaction: the vectors load in one go, not in the
-      // background (~1.6 s at 100k chunks of 384 dimensions).
-      const matrix = loadMatrix(this.statements, VEC_TABLE, dims, scan);
-      return { rows: rows.n, steps: ready(matrix) };
+      return { rows: rows.n, steps: readMatrix(this.statements, VEC_TABLE, dims, scan) };
     });
   }
 

@@ -2,9 +2,10 @@ import { join } from "node:path";
 import type { MemoryStore, StoreBatch } from "@engram/core";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
 import { loadMatrix } from "../src/matrix-load.js";
-import { PLAIN_VECTORS_TABLE } from "../src/schema.js";
+import { PLAIN_VECTORS_TABLE, VEC_TABLE } from "../src/schema.js";
 import { simdScan } from "../src/simd-scan.js";
 import { StatementCache } from "../src/statements.js";
 import { type Answers, answersFor, upsert, useTempStores } from "./helpers.js";
@@ -133,6 +134,9 @@ describe("vectors searched from memory", () => {
         message: expect.stringContaining("1.5"),
       }),
     );
+    expect(() => temp.create({ path: ":memory:", vectorMemoryBackgroundAbove: -2 })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", hint: expect.stringContaining("2000") }),
+    );
   });
 
   it("reads the plain vectors table when vec0's storage tables are not as expected", () => {
@@ -173,5 +177,90 @@ describe("vectors searched from memory", () => {
     expect(nearest.map((hit) => hit.rowid)).toEqual([3, 1]);
     expect(nearest[0]?.distance).toBeCloseTo(0.2, 6);
     db.close();
+  });
+});
+
+describe("loading the vectors in the background", () => {
+  /** A chunk of {@link corpus} without a vector. */
+  const EMPTY_CHUNK = "notes/00.md:51";
+  const PLANTED = Float32Array.from({ length: DIMS }, (_, i) => (i === 1 ? 1 : 0));
+
+  /**
+   * Give {@link EMPTY_CHUNK} the vector {@link PLANTED} in vec0 only, behind the store's back: a
+   * search for it finds the chunk first only when sqlite-vec answers.
+   */
+  function plantInVec0Only(dbPath: string): void {
+    const db = new Database(dbPath);
+    try {
+      sqliteVec.load(db);
+      const row = db
+        .prepare("SELECT rowid, tier, source FROM chunks WHERE id = ?")
+        .get(EMPTY_CHUNK) as {
+        rowid: number;
+        tier: string;
+        source: string;
+      };
+      db.prepare(
+        `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
+      ).run(BigInt(row.rowid), Buffer.from(PLANTED.buffer), row.tier, row.source);
+    } finally {
+      db.close();
+    }
+  }
+
+  async function answeredBy(store: MemoryStore): Promise<"sqlite-vec" | "memory"> {
+    const top = await store.searchVector(PLANTED, 1);
+    return top[0]?.chunk.id === EMPTY_CHUNK ? "sqlite-vec" : "memory";
+  }
+
+  async function openBackground() {
+    const path = join(await temp.dir(), "index.sqlite");
+    const memory = await temp.open({
+      path,
+      vectorMemoryAfterSearches: 0,
+      vectorMemoryBackgroundAbove: 0,
+    });
+    await memory.reset({ dims: DIMS });
+    const disk = await temp.open({ path, vectorMemoryMb: 0 });
+    return { memory, disk, path };
+  }
+
+  it("answers from sqlite-vec while the copy loads, then from memory, alike", async () => {
+    const { memory, disk, path } = await openBackground();
+    await disk.write({ upserts: corpus(21) });
+    const expected = await answers(disk, 7);
+    plantInVec0Only(path);
+    expect(await answeredBy(memory)).toBe("sqlite-vec"); // the load begins
+    expect(await answeredBy(memory)).toBe("sqlite-vec");
+    await memory.settled?.();
+    expect(await answeredBy(memory)).toBe("memory");
+    // The planted row is sqlite-vec's alone: compare with the answers from before it.
+    expectSame(await answers(memory, 7), expected);
+  });
+
+  it("a write during the load: not kept; a later load is, and is current", async () => {
+    const { memory, disk, path } = await openBackground();
+    await disk.write({ upserts: corpus(22) });
+    plantInVec0Only(path);
+    expect(await answeredBy(memory)).toBe("sqlite-vec");
+    const near = Array.from({ length: DIMS }, (_, i) => (i === 2 ? 1 : 0));
+    await disk.write({ upserts: [upsert("new.md", [[1, ["t"], near]])] });
+    await memory.settled?.();
+    expect(await answeredBy(memory)).toBe("sqlite-vec");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await answeredBy(memory)).toBe("sqlite-vec");
+    await memory.settled?.();
+    expect(await answeredBy(memory)).toBe("memory");
+    expect((await memory.searchVector(Float32Array.from(near), 1))[0]?.chunk.path).toBe("new.md");
+  });
+
+  it("closing the store stops a load under way", async () => {
+    const { memory, disk } = await openBackground();
+    await disk.write({ upserts: corpus(23) });
+    await memory.searchVector(PLANTED, 3);
+    await memory.close();
+    await memory.settled?.();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a step on the closed connection would throw
+    expect(await disk.searchVector(PLANTED, 1)).toHaveLength(1);
   });
 });
