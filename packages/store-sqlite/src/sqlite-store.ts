@@ -110,15 +110,15 @@ export class SqliteStore implements MemoryStore {
       options.keywordMemoryAfterSearches ?? 1,
       "load the keyword postings",
     );
-    this.vectorBackgroundAbove = wholeNumber(
+    this.vectorBackgroundAbove = backgroundRows(
       "vectorMemoryBackgroundAbove",
-      options.vectorMemoryBackgroundAbove ?? BACKGROUND_LOAD_ROWS,
-      "For example 2000 (the default), or 1000000 to load the vectors at once.",
+      options.vectorMemoryBackgroundAbove,
+      "the vectors",
     );
-    this.keywordBackgroundAbove = wholeNumber(
+    this.keywordBackgroundAbove = backgroundRows(
       "keywordMemoryBackgroundAbove",
-      options.keywordMemoryBackgroundAbove ?? BACKGROUND_LOAD_ROWS,
-      "For example 2000 (the default), or 1000000 to load the postings at once.",
+      options.keywordMemoryBackgroundAbove,
+      "the postings",
     );
     this.capabilities = {
       vector: this.vectorsEnabled,
@@ -427,6 +427,14 @@ function searchCount(option: string, value: number, what: string): number {
     option,
     value,
     `For example 1 (the default), or 0 to ${what} on the first search.`,
+  );
+}
+
+function backgroundRows(option: string, value: number | undefined, what: string): number {
+  return wholeNumber(
+    option,
+    value ?? BACKGROUND_LOAD_ROWS,
+    `For example ${BACKGROUND_LOAD_ROWS} (the default), or 1000000 to load ${what} at once.`,
   );
 }
 
