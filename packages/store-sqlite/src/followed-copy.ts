@@ -34,6 +34,8 @@ interface Job<T> {
   /** Resolves when the job ends (kept, overtaken or cancelled). */
   ended: Promise<void>;
   end: () => void;
+  /** The next slice, scheduled. */
+  next?: NodeJS.Immediate;
 }
 
 /**
@@ -70,6 +72,8 @@ export class FollowedCopy<T, Op> {
   /** No background load starts before this time (`performance.now()`). */
   #retryAt = 0;
   #retryMs = RETRY_MS;
+  /** Callers awaiting {@link settled}: while there are any, the slices keep the process alive. */
+  #awaiting = 0;
 
   /**
    * @param key Meta key of the generation counter.
@@ -156,9 +160,20 @@ export class FollowedCopy<T, Op> {
     return copy;
   }
 
-  /** Resolves when no background load is running. */
+  /**
+   * Resolves when no background load is running. A load alone does not keep the process alive
+   * (a script that searched twice can exit); awaiting this does, until the load ends.
+   */
   async settled(): Promise<void> {
-    while (this.#job) await this.#job.ended;
+    this.#awaiting++;
+    try {
+      for (let job = this.#job; job; job = this.#job) {
+        job.next?.ref();
+        await job.ended;
+      }
+    } finally {
+      this.#awaiting--;
+    }
   }
 
   /** Stop a background load (the connection is closing). */
@@ -189,7 +204,7 @@ export class FollowedCopy<T, Op> {
       // Checked after the last read: a write since the load began changed what it read.
       overtaken ||= this.#generation() !== job.generation;
       if (!overtaken && !finished) {
-        setImmediate(slice).unref();
+        schedule();
         return;
       }
       this.#job = undefined;
@@ -203,7 +218,11 @@ export class FollowedCopy<T, Op> {
         this.#retryMs = Math.min(MAX_RETRY_MS, this.#retryMs * 2);
       }
     };
-    setImmediate(slice).unref();
+    const schedule = () => {
+      job.next = setImmediate(slice);
+      if (this.#awaiting === 0) job.next.unref();
+    };
+    schedule();
   }
 
   /** Apply committed changes; false (drop the copy) if `apply` refuses or fails: the write stands. */

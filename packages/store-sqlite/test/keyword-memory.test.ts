@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { MemoryStore, StoreBatch } from "@engram/core";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
@@ -10,6 +12,7 @@ import { TermCountReader } from "../src/term-counts.js";
 import { type Answers, answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
+const SETTLE_CHILD = fileURLToPath(new URL("./fixtures/settle-child.mjs", import.meta.url));
 
 /** Terms drawn with a skewed distribution: English words, Chinese characters and bigrams. */
 const VOCABULARY = [
@@ -328,6 +331,20 @@ describe("loading the postings in the background", () => {
       expect(await answers(memory, 8)).toEqual(await answers(fts, 8));
     });
   }
+
+  it("a process awaiting settled() stays alive until the load ends (built dist, child process)", async () => {
+    const { fts, path } = await openBackground();
+    await fts.write({ upserts: corpus(24) });
+    await fts.close();
+    const dist = new URL("../dist/index.js", import.meta.url);
+    const child = spawnSync(process.execPath, [SETTLE_CHILD, dist.href, path], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(child.stderr).toBe("");
+    expect(child.stdout).toBe("settled\n");
+    expect(child.status).toBe(0);
+  });
 
   it("closing the store stops a load under way", async () => {
     const { memory, fts } = await openBackground();
