@@ -1,5 +1,6 @@
-import type { Database, Statement } from "better-sqlite3";
+import type { Database } from "better-sqlite3";
 import { countsDocument, FTS_COLUMNS } from "./fts-document.js";
+import { inPages } from "./keyset-pages.js";
 import { CHUNK_TERMS_TABLE, FTS_TABLE, TERM_IDS_TABLE } from "./schema.js";
 import { encodeTermCounts } from "./term-counts.js";
 
@@ -77,23 +78,4 @@ function fillMissingTermCounts(db: Database): void {
     DROP TABLE temp.engram_upgrade_instances;
     DROP TABLE temp.engram_upgrade_counts;
   `);
-}
-
-/**
- * The rows of `statement` (`SELECT rowid, … WHERE rowid > ? ORDER BY rowid LIMIT ?`), a page at a
- * time, so that the caller may write between rows (better-sqlite3 allows no other statement while
- * one iterates) without holding every row in memory.
- */
-function* inPages<Row extends [number, ...unknown[]]>(
-  statement: Statement,
-  size = 4096,
-): Generator<Row> {
-  let after = Number.MIN_SAFE_INTEGER;
-  for (;;) {
-    const page = statement.raw().all(after, size) as Row[];
-    yield* page;
-    const last = page[page.length - 1];
-    if (page.length < size || !last) return;
-    after = last[0];
-  }
 }

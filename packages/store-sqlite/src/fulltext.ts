@@ -8,6 +8,7 @@ import {
 import { filterConditions } from "./filters.js";
 import { BACKGROUND_LOAD_ROWS, type CopyLoad, FollowedCopy } from "./followed-copy.js";
 import { countsDocument, termsDocument } from "./fts-document.js";
+import { keysetPages } from "./keyset-pages.js";
 import {
   type ChunkRow,
   chunkColumns,
@@ -333,8 +334,11 @@ export class FullTextIndex {
         const labels = yield* readChunkLabels(statements);
         if (labels.rowids.length !== chunks)
           throw new Error("the chunks changed between the reads");
+        const page = statements.get(
+          `SELECT rowid, terms FROM ${CHUNK_TERMS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+        );
         const postings = yield* TermPostings.build(chunks, maxTermId, totals, labels, () =>
-          termPages(statements),
+          keysetPages<[number, Buffer]>(page, LOAD_PAGE_ROWS),
         );
         return postings.bytes <= memoryBytes ? postings : undefined;
       })(),
@@ -486,20 +490,4 @@ export function readBm25Totals(statements: StatementCache): Bm25Totals | undefin
   return values.length === 2 && bytes === 0 && rows !== undefined && tokens !== undefined
     ? { rows, tokens }
     : undefined;
-}
-
-/**
- * Every chunk's terms blob, in rowid order, a page per statement: a statement left iterating
- * between two steps of a background load would keep the connection busy for every other one.
- */
-function* termPages(statements: StatementCache): Generator<Array<[number, Buffer]>> {
-  const page = statements
-    .get(`SELECT rowid, terms FROM ${CHUNK_TERMS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`)
-    .raw();
-  for (let after = -1; ; ) {
-    const rows = page.all(after, LOAD_PAGE_ROWS) as Array<[number, Buffer]>;
-    if (!rows.length) return;
-    yield rows;
-    after = (rows[rows.length - 1] as [number, Buffer])[0];
-  }
 }

@@ -1,4 +1,5 @@
 import type { Filterable } from "@engram/core";
+import { keysetPages } from "./keyset-pages.js";
 import { readChunkLabels, rowidIndex } from "./rows.js";
 import { PLAIN_VECTORS_TABLE } from "./schema.js";
 import type { SimdScan } from "./simd-scan.js";
@@ -51,19 +52,15 @@ export function* readMatrix(
   const fast = new VectorMatrix(dims, scan, expected);
   if ((yield* readStorage(statements, table, fast, labels)) === expected) return fast;
   const slow = new VectorMatrix(dims, scan, expected);
-  const page = statements
-    .get(
-      `SELECT rowid, embedding FROM ${PLAIN_VECTORS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
-    )
-    .raw();
+  const plain = statements.get(
+    `SELECT rowid, embedding FROM ${PLAIN_VECTORS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+  );
   const scratch = new Float32Array(dims);
-  for (let after = -1; ; ) {
-    const rows = page.all(after, PLAIN_PAGE_ROWS) as Array<[number, Buffer]>;
-    if (!rows.length) return slow;
+  for (const rows of keysetPages<[number, Buffer]>(plain, PLAIN_PAGE_ROWS)) {
     for (const [rowid, blob] of rows) add(slow, labels, rowid, floats(blob, 0, scratch));
-    after = (rows[rows.length - 1] as [number, Buffer])[0];
     yield;
   }
+  return slow;
 }
 
 /**
