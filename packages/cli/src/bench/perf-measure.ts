@@ -129,8 +129,11 @@ export async function readHashFloor(workspace: string, runs: number): Promise<nu
 
 async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   const runs = Math.max(1, job.runs);
-  const scanned = await scanWorkspace({ workspace: job.workspace });
   const { cold, chunks } = await coldSyncs(job, runs, () => null);
+  // Scanned after the cold syncs, and only the count and the files appended to kept: a list of
+  // every file (~11 MB at 100k chunks) held through the syncs raised V8's heap limit, and so the
+  // peak RSS counted as the store's, by ~40 MB.
+  const { files, appendTo } = await appendTargets(job.workspace);
   const resyncRuns: number[] = [];
   const resyncCpu: number[] = [];
   for (let r = 0; r < runs; r++) {
@@ -147,7 +150,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   let search: KeywordPhase["search"];
   let appendSync: Latency;
   try {
-    appendSync = await appendSyncs(memory, scanned.files, runs);
+    appendSync = await appendSyncs(memory, appendTo, runs);
     const pool = memory.config.search.maxResults * memory.config.search.candidateMultiplier;
     const terms = job.queries.map((q) => [...new Set(memory.analyzer.terms(q))]);
     search = {
@@ -164,15 +167,15 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   const resync = median(resyncRuns);
   const resyncCpuMs = median(resyncCpu);
   return {
-    files: scanned.files.length,
+    files,
     chunks,
     coldSync: cold,
     resync: {
       medianMs: resync,
       runsMs: resyncRuns,
       cpuMs: resyncCpuMs,
-      filesPerSecond: scanned.files.length / (resync / 1000),
-      filesPerCpuSecond: scanned.files.length / (resyncCpuMs / 1000),
+      filesPerSecond: files / (resync / 1000),
+      filesPerCpuSecond: files / (resyncCpuMs / 1000),
     },
     appendSync,
     search,
@@ -184,18 +187,31 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
 /** Files {@link appendSyncs} appends to (spread over the workspace). */
 const APPEND_FILES = 20;
 
+type AppendTarget = { path: string; absPath: string };
+
+/** The number of files in `workspace`, and the {@link APPEND_FILES} files spread over it. */
+async function appendTargets(
+  workspace: string,
+): Promise<{ files: number; appendTo: AppendTarget[] }> {
+  const { files } = await scanWorkspace({ workspace });
+  const step = Math.max(1, Math.floor(files.length / APPEND_FILES));
+  const appendTo = files
+    .filter((_, i) => i % step === 0)
+    .slice(0, APPEND_FILES)
+    .map(({ path, absPath }) => ({ path, absPath }));
+  return { files: files.length, appendTo };
+}
+
 /**
  * Latency of the agent's write path: append a line to one file, then sync that path. Each of
- * `runs` passes appends to {@link APPEND_FILES} files; the files are restored afterwards (and
- * synced), so later phases see the workspace as generated.
+ * `runs` passes appends to each of `picked`; the files are restored afterwards (and synced), so
+ * later phases see the workspace as generated.
  */
 async function appendSyncs(
   memory: Memory,
-  files: ReadonlyArray<{ path: string; absPath: string }>,
+  picked: readonly AppendTarget[],
   runs: number,
 ): Promise<Latency> {
-  const step = Math.max(1, Math.floor(files.length / APPEND_FILES));
-  const picked = files.filter((_, i) => i % step === 0).slice(0, APPEND_FILES);
   const originals = picked.map((file) => readFileSync(file.absPath));
   try {
     return await latency(runs, picked, (file) => memory.sync({ paths: [file.path] }), {
