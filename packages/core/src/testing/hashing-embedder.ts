@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Embedder } from "../embedding/embedder.js";
 import { createAnalyzer } from "../text/analyzer.js";
 
@@ -12,8 +11,23 @@ export interface HashingEmbedder extends Embedder {
   readonly textsEmbedded: number;
 }
 
-/** Terms whose bucket an embedder remembers before it starts over. */
-const MAX_REMEMBERED_TERMS = 50_000;
+/**
+ * A term's signed bucket: FNV-1a over its UTF-16 code units, mixed by MurmurHash3's finaliser;
+ * bit 0 gives the sign, the rest the bucket (1-based, so that the sign survives). Pure
+ * arithmetic: no digest object, no cache, so the embedder allocates nothing but its vectors and
+ * the analyser's terms (`bench perf` counts its garbage in the store's peak RSS).
+ */
+function signedBucket(term: string, dims: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  const bucket = ((h >>> 1) % dims) + 1;
+  return h & 1 ? bucket : -bucket;
+}
 
 /**
  * A deterministic, dependency-free embedder for tests and examples: feature hashing of analysed
@@ -28,24 +42,10 @@ export function createHashingEmbedder(
   const dims = options.dims ?? 64;
   const analyzer = createAnalyzer();
   const counters = { batchCalls: 0, queryCalls: 0, textsEmbedded: 0 };
-  // Each term's signed bucket, remembered: a SHA-1 per term occurrence made ~30 KB of garbage
-  // per chunk, which the peak RSS `bench perf` reports for the store would otherwise include.
-  const buckets = new Map<string, number>();
-  const signedBucket = (term: string): number => {
-    let signed = buckets.get(term);
-    if (signed === undefined) {
-      const digest = createHash("sha1").update(term).digest();
-      const bucket = digest.readUInt32LE(0) % dims;
-      signed = (digest[4] ?? 0) & 1 ? bucket + 1 : -(bucket + 1);
-      if (buckets.size >= MAX_REMEMBERED_TERMS) buckets.clear();
-      buckets.set(term, signed);
-    }
-    return signed;
-  };
   const embed = (text: string): Float32Array => {
     const vector = new Float32Array(dims);
     for (const term of analyzer.terms(text)) {
-      const signed = signedBucket(term);
+      const signed = signedBucket(term, dims);
       const bucket = Math.abs(signed) - 1;
       vector[bucket] = (vector[bucket] ?? 0) + Math.sign(signed);
     }
