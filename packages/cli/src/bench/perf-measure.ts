@@ -131,7 +131,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   const runs = Math.max(1, job.runs);
   const { cold, chunks } = await coldSyncs(job, runs, () => null);
   // Scanned after the cold syncs, and only the count and the files appended to kept: a list of
-  // every file (~11 MB at 100k chunks) held through the syncs raised V8's heap limit, and so the
+  // every file (6.4 MB at 100k chunks) held through the syncs raised V8's heap limit, and so the
   // peak RSS counted as the store's, by ~40 MB.
   const { files, appendTo } = await appendTargets(job.workspace);
   const resyncRuns: number[] = [];
