@@ -1,7 +1,6 @@
 import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core";
 import { SlotLabels } from "./slot-labels.js";
 import type { StatementCache } from "./statements.js";
-import { drain } from "./steps.js";
 
 /** A `files` row. */
 export interface FileRow {
@@ -123,15 +122,9 @@ const BY_PATH = "path, start_line, tier, source";
 /**
  * Every chunk's path, tier and source, for the in-memory copies' filters. Read from the
  * `chunks_by_path` index, which covers them (a scan of `chunks` would read every chunk's text),
- * and kept as small codes (no object per chunk). Call inside a read transaction for one snapshot.
- */
-export function chunkLabels(statements: StatementCache): ChunkLabels {
-  return drain(readChunkLabels(statements));
-}
-
-/**
- * {@link chunkLabels}, read a page at a time (yielding after each page) for a load that runs
- * between turns of the event loop.
+ * and kept as small codes (no object per chunk). Read a page at a time, yielding after each page,
+ * for a load that runs between turns of the event loop (`drain` runs it at once). Call inside a
+ * read transaction for one snapshot.
  * @throws Error when the chunks change between the pages.
  */
 export function* readChunkLabels(statements: StatementCache): Generator<void, ChunkLabels> {
