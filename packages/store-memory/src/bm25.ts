@@ -1,3 +1,5 @@
+import { termFrequencyWeight } from "@engram/core";
+
 /**
  * The BM25 variant wink-bm25-text-search computes, written out so the store can score the same
  * way where wink cannot (fewer than 3 documents): per query term,
@@ -5,7 +7,8 @@
  *   idf    = ln((N − n + 0.5) / (n + 0.5) + k)
  *   weight = tf·(k1 + 1) / (k1·((1 − b) + b·len/avgLen) + tf) · idf, rounded to 9 decimals
  *
- * with N documents, n of them holding the term, tf its count in the document and len the
+ * with N documents, n of them holding the term, tf its count in the document (times core's
+ * `termFrequencyWeight`: a single Han or kana character counts by presence) and len the
  * document's term count. The `+ k` (k = 1) keeps every IDF positive, so every match scores > 0.
  * A document's score is the sum of its matching terms' weights, added in query-term order.
  */
@@ -65,7 +68,8 @@ export function scoreDirectly<D extends TermsDocument>(
     queryTerms.forEach((term, t) => {
       const tf = count.get(term);
       if (tf === undefined) return;
-      score = termWeight(tf, doc.terms.length, avgLength, idfs[t] as number) + (score ?? 0);
+      const weighted = tf * termFrequencyWeight(term);
+      score = termWeight(weighted, doc.terms.length, avgLength, idfs[t] as number) + (score ?? 0);
     });
     if (score !== undefined) hit(doc, score);
   });

@@ -1,6 +1,7 @@
-import { compileFilter, type Filterable, type SearchFilter } from "@engram/core";
+import { compileFilter, type Filterable, isCharacterTerm, type SearchFilter } from "@engram/core";
 import winkBm25 from "wink-bm25-text-search";
 import { BM25_PARAMS, scoreDirectly, WEIGHT_PRECISION } from "./bm25.js";
+import { CharacterPostings } from "./character-postings.js";
 import type { ChunkEntry } from "./chunk-entry.js";
 import type { ChunkIndex } from "./chunk-index.js";
 import { type Scored, TopK } from "./top-k.js";
@@ -24,11 +25,12 @@ const decodeQuery = (query: string): string[] => JSON.parse(query);
  * rebuilds the whole index from the held terms (every chunk with terms is one wink document).
  * With fewer than 3 such chunks, the same BM25 is computed directly ({@link scoreDirectly}).
  * wink orders equal scores arbitrarily and would cut the list there, so it is asked for every
- * match and {@link TopK} picks the best `k` in the contract's tie order.
+ * match and {@link TopK} picks the best `k` in the contract's tie order. Single Han and kana
+ * characters are scored by {@link CharacterPostings} (they count by presence), built alongside.
  */
 export class TextIndex implements ChunkIndex {
   readonly #docs = new Map<number, ChunkEntry>();
-  #engine: winkBm25.Engine | undefined;
+  #engine: { wink: winkBm25.Engine; characters: CharacterPostings } | undefined;
   #builds = 0;
 
   add(entry: ChunkEntry): void {
@@ -72,19 +74,25 @@ export class TextIndex implements ChunkIndex {
       return top.results();
     }
     const engine = this.#engine ?? this.#build();
-    const matches = engine.search(
-      JSON.stringify(unique),
-      this.#docs.size,
-      accept && ((fields) => accept(fields as unknown as Filterable)),
-    );
-    for (const [id, score] of matches) {
-      const entry = this.#docs.get(Number(id));
-      if (entry) top.offer(entry, score);
+    const scores = new Map<number, { entry: ChunkEntry; score: number }>();
+    const words = unique.filter((term) => !isCharacterTerm(term));
+    if (words.length) {
+      const matches = engine.wink.search(
+        JSON.stringify(words),
+        this.#docs.size,
+        accept && ((fields) => accept(fields as unknown as Filterable)),
+      );
+      for (const [id, score] of matches) {
+        const entry = this.#docs.get(Number(id));
+        if (entry) scores.set(entry.seq, { entry, score });
+      }
     }
+    engine.characters.addScores(unique, scores, accept && ((entry) => accept(entry.chunk)));
+    for (const { entry, score } of scores.values()) top.offer(entry, score);
     return top.results();
   }
 
-  #build(): winkBm25.Engine {
+  #build(): { wink: winkBm25.Engine; characters: CharacterPostings } {
     const engine = winkBm25();
     engine.defineConfig({
       fldWeights: { terms: 1 },
@@ -97,8 +105,8 @@ export class TextIndex implements ChunkIndex {
       engine.addDoc({ terms, path: chunk.path, tier: chunk.tier, source: chunk.source }, seq);
     }
     engine.consolidate(WEIGHT_PRECISION);
-    this.#engine = engine;
+    this.#engine = { wink: engine, characters: new CharacterPostings(this.#docs.values()) };
     this.#builds++;
-    return engine;
+    return this.#engine;
   }
 }

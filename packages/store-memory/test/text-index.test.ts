@@ -33,17 +33,38 @@ describe("TextIndex (wink-bm25-text-search)", () => {
       entry("c.md", ["用", "户", "用户", "偏", "好", "偏好"]),
       entry("d.md", ["pipeline"]),
       entry("e.md", ["filler", "text"]),
+      entry("f.md", ["户", "户", "户", "口"]),
     ];
     const index = new TextIndex();
     for (const doc of docs) index.add(doc);
-    const query = ["deploy", "pipeline", "用户", "absent"];
+    // Single characters last: the wink path adds their scores after the other terms'.
+    const query = ["deploy", "pipeline", "用户", "absent", "用", "户"];
     const wink = index.search(query, 10);
     expect(index.builds).toBe(1);
 
     const direct = new Map<string, number>();
     scoreDirectly(docs, query, (doc, score) => direct.set(doc.chunk.path, score));
     expect(new Map(wink.map((hit) => [hit.entry.chunk.path, hit.score]))).toEqual(direct);
-    expect(paths(wink).sort()).toEqual(["a.md", "b.md", "c.md", "d.md"]);
+    expect(paths(wink).sort()).toEqual(["a.md", "b.md", "c.md", "d.md", "f.md"]);
+  });
+
+  it("counts single Han and kana characters by presence, bigrams and words by frequency", () => {
+    const pad = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
+    const docs = [
+      entry("once.md", ["忆", ...pad(9, "a")]),
+      entry("often.md", ["忆", "忆", "忆", "忆", "忆", ...pad(5, "b")]),
+      entry("long.md", ["忆", ...pad(59, "c")]),
+      entry("bigram-once.md", ["记忆", ...pad(9, "d")]),
+      entry("bigram-often.md", ["记忆", "记忆", "记忆", "记忆", "记忆", ...pad(5, "e")]),
+      ...Array.from({ length: 10 }, (_, i) => entry(`other${i}.md`, pad(10, `o${i}x`))),
+    ];
+    const index = new TextIndex();
+    for (const doc of docs) index.add(doc);
+    const score = (query: string, path: string) =>
+      index.search([query], 10).find((hit) => hit.entry.chunk.path === path)?.score as number;
+    expect(score("忆", "often.md") / score("忆", "once.md")).toBeCloseTo(1, 2);
+    expect(score("忆", "long.md") / score("忆", "once.md")).toBeGreaterThan(0.99);
+    expect(score("记忆", "bigram-often.md") / score("记忆", "bigram-once.md")).toBeGreaterThan(1.3);
   });
 
   it("indexes terms as given: no tokenising, stemming, case folding or prototype keys", () => {

@@ -1,16 +1,25 @@
-import { EngramError } from "@engram/core";
+import { CHARACTER_TERM_WEIGHT, EngramError } from "@engram/core";
 import type { Bm25Params } from "./options.js";
 import { LAYOUT_VERSION } from "./schema.js";
 
-/** What the layout meta records: the store's layout version and its BM25 weighting. */
+/**
+ * What the layout meta records: the store's layout version and its BM25 weighting, including the
+ * term-frequency weight of single Han and kana characters (core's `CHARACTER_TERM_WEIGHT`; absent
+ * in collections written before it existed, whose characters were weighted 1).
+ */
 export interface Layout {
   version: number;
-  bm25: Bm25Params;
+  bm25: Bm25Params & { characterWeight?: number };
+}
+
+/** The BM25 weighting this store's sparse vectors use, as the layout records it. */
+function weighting(bm25: Bm25Params): Layout["bm25"] {
+  return { ...bm25, characterWeight: CHARACTER_TERM_WEIGHT };
 }
 
 /** The layout meta value this store writes. */
 export function layoutValue(bm25: Bm25Params): string {
-  return JSON.stringify({ version: LAYOUT_VERSION, bm25 } satisfies Layout);
+  return JSON.stringify({ version: LAYOUT_VERSION, bm25: weighting(bm25) } satisfies Layout);
 }
 
 /** What to do about the layout found in a collection's meta. */
@@ -49,14 +58,32 @@ export function checkLayout(
     };
   }
   const old = layout.bm25;
-  const same = old && old.k1 === bm25.k1 && old.b === bm25.b && old.avgTerms === bm25.avgTerms;
+  const mine = weighting(bm25);
+  const same =
+    old &&
+    old.k1 === mine.k1 &&
+    old.b === mine.b &&
+    old.avgTerms === mine.avgTerms &&
+    old.characterWeight === mine.characterWeight;
   if (same) return { kind: "ok" };
   if (chunks === 0) return { kind: "write" };
+  if (old?.characterWeight !== mine.characterWeight) {
+    return {
+      kind: "error",
+      error: new EngramError(
+        "CONFIG_INVALID",
+        `The Qdrant index ${where} was written with single Han and kana characters weighted ${old?.characterWeight ?? 1} in BM25; this engram weighs them ${mine.characterWeight}, so that they count by presence.`,
+        {
+          hint: "Give store.options.collection a new name and run `engram sync` (or delete the collection and sync), so every chunk is weighted the same way.",
+        },
+      ),
+    };
+  }
   return {
     kind: "error",
     error: new EngramError(
       "CONFIG_INVALID",
-      `The Qdrant index ${where} was built with BM25 settings ${JSON.stringify(old)}, not ${JSON.stringify(bm25)}.`,
+      `The Qdrant index ${where} was built with BM25 settings ${JSON.stringify(old)}, not ${JSON.stringify(mine)}.`,
       {
         hint: "Use the settings it was built with (store.options.bm25), or give store.options.collection a new name and run `engram sync`, so every chunk is weighted the same way.",
       },

@@ -1,3 +1,4 @@
+import { termFrequencyWeight } from "@engram/core";
 import { murmur3 } from "./murmur3.js";
 import type { Bm25Params } from "./options.js";
 
@@ -21,7 +22,8 @@ export function termIndex(term: string): number {
 /**
  * A chunk's BM25 vector: for each distinct term (by index), the term-frequency part of BM25,
  * `tf·(k1+1) / (tf + k1·(1 − b + b·len/avgTerms))`, where `len` is the chunk's number of terms
- * (repeats counted). Qdrant multiplies it by the term's IDF (`modifier: "idf"`) when a query hits
+ * (repeats counted) and `tf` the term's count times core's `termFrequencyWeight`, so a single Han
+ * or kana character counts by presence, as in the SQLite store. Qdrant multiplies it by the term's IDF (`modifier: "idf"`) when a query hits
  * it, so `query · chunk` is the chunk's BM25 score. Null for a chunk without terms (it then has no
  * sparse vector and text search never finds it).
  */
@@ -32,7 +34,7 @@ export function documentVector(terms: readonly string[], params: Bm25Params): Sp
     if (term.length === 0) continue;
     length++;
     const index = termIndex(term);
-    counts.set(index, (counts.get(index) ?? 0) + 1);
+    counts.set(index, (counts.get(index) ?? 0) + termFrequencyWeight(term));
   }
   if (length === 0) return null;
   const { k1, b, avgTerms } = params;

@@ -46,6 +46,23 @@ describe("documentVector", () => {
     expect(vector.indices).toHaveLength(3);
   });
 
+  it("counts a single Han or kana character by presence, in a chunk of any length", () => {
+    const params = { k1: 1.2, b: 0.75, avgTerms: 8 };
+    const weightOf = (terms: string[], term: string) => {
+      const vector = documentVector(terms, params);
+      return vector?.values[vector.indices.indexOf(termIndex(term))] ?? 0;
+    };
+    const pad = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`);
+    const once = weightOf(["忆", ...pad(7)], "忆");
+    expect(once).toBeGreaterThan(0.99 * 2.2);
+    expect(weightOf(["忆", "忆", "忆", ...pad(5)], "忆")).toBeCloseTo(once, 2);
+    expect(weightOf(["忆", ...pad(79)], "忆")).toBeGreaterThan(0.99 * 2.2);
+    // A bigram keeps BM25's frequency and length normalisation.
+    const bigram = weightOf(["记忆", ...pad(7)], "记忆");
+    expect(weightOf(["记忆", "记忆", "记忆", ...pad(5)], "记忆")).toBeGreaterThan(1.3 * bigram);
+    expect(weightOf(["记忆", ...pad(79)], "记忆")).toBeLessThan(0.5 * bigram);
+  });
+
   it("gives sorted, unique indices with positive weights", () => {
     const vector = documentVector(["b", "a", "c", "a", "b", "a"], DEFAULT_BM25);
     if (!vector) throw new Error("expected a vector");

@@ -1,21 +1,36 @@
+import { CHARACTER_TERM_WEIGHT, isCharacterTerm } from "@engram/core";
 import { TermCountReader } from "./term-counts.js";
 
 /**
- * The FTS5 table's column and options (schema 5 on): contentless, so a deleted row's terms must be
- * given back to it ({@link countsDocument}), which keeps its BM25 totals exact. Terms come analysed
- * by core (letters, marks and numbers only, joined by one space); the ascii tokenizer splits them
- * on the spaces and keeps every non-ASCII character, so it reproduces them exactly. Never
- * re-analyse here.
+ * The FTS5 table's columns and options (schema 6 on): `terms` holds a chunk's terms except single
+ * Han and kana characters, which `chars` holds, so that `bm25()` can weigh them
+ * ({@link BM25_WEIGHTS}). Contentless, so a deleted row's terms must be given back to it
+ * ({@link countsDocument}), which keeps its BM25 totals exact. Terms come analysed by core
+ * (letters, marks and numbers only); the ascii tokenizer splits them on the spaces and keeps every
+ * non-ASCII character, so it reproduces them exactly. Never re-analyse here.
  */
-export const FTS_COLUMNS = "terms, content='', tokenize='ascii'";
+export const FTS_COLUMNS = "terms, chars, content='', tokenize='ascii'";
 
-/** The text the FTS5 table indexes for a chunk: its analysed terms, one space apart. */
-export function termsDocument(terms: readonly string[]): string {
-  return terms.join(" ");
+/**
+ * `bm25()`'s column weights: 1 for `terms`, core's `CHARACTER_TERM_WEIGHT` for `chars`, so a
+ * character counts by presence. FTS5 adds a column's weight to a term's frequency for each
+ * instance and takes the document length unweighted, over both columns.
+ */
+export const BM25_WEIGHTS = `1.0, ${CHARACTER_TERM_WEIGHT}.0`;
+
+/** The texts of the FTS5 table's two columns: analysed terms, one space apart. */
+export type FtsDocument = [terms: string, chars: string];
+
+/** What the FTS5 table indexes for a chunk with these terms (see {@link FTS_COLUMNS}). */
+export function termsDocument(terms: readonly string[]): FtsDocument {
+  const words: string[] = [];
+  const chars: string[] = [];
+  for (const term of terms) (isCharacterTerm(term) ? chars : words).push(term);
+  return [words.join(" "), chars.join(" ")];
 }
 
 /**
- * A text FTS5 tokenizes into the same terms, as often, as the chunk whose `chunk_terms` blob is
+ * Texts FTS5 tokenizes into the same terms, as often, as the chunk whose `chunk_terms` blob is
  * `blob` ({@link termsDocument} of them, in term-id order): what deleting its row must pass.
  *
  * @param termOf The term with a given id.
@@ -23,7 +38,7 @@ export function termsDocument(terms: readonly string[]): string {
 export function countsDocument(
   blob: Uint8Array,
   termOf: (id: number) => string | undefined,
-): string {
+): FtsDocument {
   const parts: string[] = [];
   const reader = new TermCountReader();
   for (reader.read(blob); reader.next(); ) {

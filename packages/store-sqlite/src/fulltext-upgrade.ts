@@ -5,9 +5,11 @@ import { CHUNK_TERMS_TABLE, FTS_TABLE, TERM_IDS_TABLE } from "./schema.js";
 import { encodeTermCounts } from "./term-counts.js";
 
 /**
- * Schema 4 → 5: replace the `contentless_delete` FTS5 table, whose BM25 totals never drop on
- * delete (they counted every row ever inserted, so a long-lived index ranked unlike a fresh
- * one), by a contentless table that is told each deleted row's terms, rebuilt from `chunk_terms`.
+ * Rebuild the FTS5 table as {@link FTS_COLUMNS} describes, from `chunk_terms`. Schema 4 → 5: it
+ * replaced the `contentless_delete` table, whose BM25 totals never drop on delete (they counted
+ * every row ever inserted, so a long-lived index ranked unlike a fresh one), by a contentless
+ * table that is told each deleted row's terms. Schema 5 → 6: single characters move to their own
+ * column.
  * Chunks written before schema 4 have no `chunk_terms` row: theirs is read back from the old
  * FTS5 index first (its term instances), so every chunk keeps its terms, and the in-memory
  * postings can serve every index from now on.
@@ -21,16 +23,12 @@ export function rebuildFullText(db: Database): void {
   >;
   const terms: string[] = [];
   for (const [id, term] of termOf) terms[id] = term;
-  const insert = db.prepare(`INSERT INTO ${next} (rowid, terms) VALUES (?, ?)`);
+  const insert = db.prepare(`INSERT INTO ${next} (rowid, terms, chars) VALUES (?, ?, ?)`);
   const rows = db.prepare(
     `SELECT rowid, terms FROM ${CHUNK_TERMS_TABLE} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
   );
   for (const [rowid, blob] of inPages<[number, Buffer]>(rows)) {
-    if (blob.length)
-      insert.run(
-        rowid,
-        countsDocument(blob, (id) => terms[id]),
-      );
+    if (blob.length) insert.run(rowid, ...countsDocument(blob, (id) => terms[id]));
   }
   db.exec(`DROP TABLE ${FTS_TABLE}; ALTER TABLE ${next} RENAME TO ${FTS_TABLE}`);
 }

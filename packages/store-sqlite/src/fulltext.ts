@@ -4,10 +4,11 @@ import {
   compileLabelFilter,
   type Filterable,
   type SearchFilter,
+  termFrequencyWeight,
 } from "@engram/core";
 import { filterConditions } from "./filters.js";
 import { BACKGROUND_LOAD_ROWS, type CopyLoad, FollowedCopy } from "./followed-copy.js";
-import { countsDocument, termsDocument } from "./fts-document.js";
+import { BM25_WEIGHTS, countsDocument, termsDocument } from "./fts-document.js";
 import { keysetPages } from "./keyset-pages.js";
 import {
   type ChunkRow,
@@ -152,13 +153,15 @@ export class FullTextIndex {
       });
     }
     dictionary.flush();
-    const insertFts = this.statements.get(`INSERT INTO ${FTS_TABLE} (rowid, terms) VALUES (?, ?)`);
+    const insertFts = this.statements.get(
+      `INSERT INTO ${FTS_TABLE} (rowid, terms, chars) VALUES (?, ?, ?)`,
+    );
     const insertCounts = this.statements.get(
       `INSERT INTO ${CHUNK_TERMS_TABLE} (rowid, terms) VALUES (?, ?)`,
     );
     rows.forEach(([rowid, chunk], i) => {
       const blob = blobs[i] as Buffer;
-      if (chunk.terms.length > 0) insertFts.run(rowid, termsDocument(chunk.terms));
+      if (chunk.terms.length > 0) insertFts.run(rowid, ...termsDocument(chunk.terms));
       insertCounts.run(rowid, blob);
       this.#copy.log({
         rowid: Number(rowid),
@@ -181,10 +184,10 @@ export class FullTextIndex {
     const removed = rowids.map((rowid) => [rowid, take.get(rowid) as Buffer | undefined] as const);
     const termOf = this.#termsById(removed.map(([, terms]) => terms));
     const deleteFts = this.statements.get(
-      `INSERT INTO ${FTS_TABLE} (${FTS_TABLE}, rowid, terms) VALUES ('delete', ?, ?)`,
+      `INSERT INTO ${FTS_TABLE} (${FTS_TABLE}, rowid, terms, chars) VALUES ('delete', ?, ?, ?)`,
     );
     for (const [rowid, terms] of removed) {
-      if (terms?.length) deleteFts.run(rowid, countsDocument(terms, termOf));
+      if (terms?.length) deleteFts.run(rowid, ...countsDocument(terms, termOf));
       this.#copy.log({ rowid: Number(rowid), terms });
     }
     this.#writes++;
@@ -282,7 +285,8 @@ export class FullTextIndex {
   }
 
   /**
-   * The chosen terms' ids with FTS5's IDF, `log((N − n + 0.5) / (n + 0.5))` clamped at 1e-6.
+   * The chosen terms' ids with FTS5's IDF, `log((N − n + 0.5) / (n + 0.5))` clamped at 1e-6, and
+   * their column's weight.
    * SQLite computes the logarithm: it is the C library's `log`, as in FTS5, where JavaScript's
    * `Math.log` differs in the last bit for ~5 % of inputs.
    */
@@ -298,7 +302,11 @@ export class FullTextIndex {
       .all(postings.bm25Rows, JSON.stringify(termIds.map((id) => postings.df(id)))) as Array<
       [number, number]
     >;
-    const query = termIds.map((id) => ({ id, idf: 0 }));
+    const query = termIds.map((id, i) => ({
+      id,
+      idf: 0,
+      weight: termFrequencyWeight(terms[i] as string),
+    }));
     for (const [i, idf] of idfs) (query[i] as QueryTerm).idf = idf > 0 ? idf : 1e-6;
     return query;
   }
@@ -367,7 +375,7 @@ export class FullTextIndex {
     const ranked = this.statements
       .get(
         `SELECT ${chunkColumns("c")}, f.rank AS rank
-         FROM (SELECT rowid, bm25(${FTS_TABLE}) AS rank FROM ${FTS_TABLE}
+         FROM (SELECT rowid, bm25(${FTS_TABLE}, ${BM25_WEIGHTS}) AS rank FROM ${FTS_TABLE}
                WHERE ${FTS_TABLE} MATCH ? ORDER BY rank LIMIT ?) AS f
          LEFT JOIN chunks AS c ON c.rowid = f.rowid`,
       )
@@ -389,7 +397,7 @@ export class FullTextIndex {
     const where = filterConditions(filter, "c");
     const ranked = this.statements
       .get(
-        `SELECT c.rowid AS rowid, bm25(${FTS_TABLE}) AS rank
+        `SELECT c.rowid AS rowid, bm25(${FTS_TABLE}, ${BM25_WEIGHTS}) AS rank
          FROM ${FTS_TABLE} JOIN chunks AS c ON c.rowid = ${FTS_TABLE}.rowid
          WHERE ${FTS_TABLE} MATCH ? ${where.sql}
          ORDER BY rank, ${tieOrder("c")}
@@ -465,9 +473,9 @@ function withoutCommonTerms(
 
 /**
  * FTS5's totals ({@link Bm25Totals}) from its averages record (`<table>_data` id 1: the row count,
- * then the token count of each column, as SQLite varints); zeros while the table is empty.
- * Undefined when the record is not two varints of up to 8 bytes each (another FTS5 layout): the
- * postings are then not used.
+ * then the token count of each column, as SQLite varints); `tokens` sums the columns, as
+ * `bm25()`'s document lengths do. Zeros while the table is empty. Undefined when the record is not
+ * two or more varints of up to 8 bytes each (another FTS5 layout): the postings are then not used.
  */
 export function readBm25Totals(statements: StatementCache): Bm25Totals | undefined {
   const block = statements.get(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get() as
@@ -486,8 +494,9 @@ export function readBm25Totals(statements: StatementCache): Bm25Totals | undefin
       bytes = 0;
     }
   }
-  const [rows, tokens] = values;
-  return values.length === 2 && bytes === 0 && rows !== undefined && tokens !== undefined
-    ? { rows, tokens }
-    : undefined;
+  const [rows, ...columns] = values;
+  if (rows === undefined || columns.length === 0 || bytes !== 0) return undefined;
+  let tokens = 0;
+  for (const count of columns) tokens += count;
+  return { rows, tokens };
 }

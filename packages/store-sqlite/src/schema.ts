@@ -12,7 +12,7 @@ export type Migration = (db: Database) => void;
 /** Meta key under which the store records the vector dimensions set by `reset` (absent: none). */
 export const DIMS_META_KEY = "store-sqlite.dims";
 
-/** Full-text table: one row per chunk (same rowid), holding the analysed terms joined by a space. */
+/** Full-text table: one row per chunk (same rowid), holding its analysed terms (see `FTS_COLUMNS`). */
 export const FTS_TABLE = "chunks_fts";
 
 /** The vec0 table: one row per embedded chunk, rowid = `chunks.rowid` (exists while dims are set). */
@@ -119,6 +119,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 4 → 5: the FTS5 table without `contentless_delete`, whose deletes never lowered BM25's row and
   // token totals; deletes now pass the row's terms (from `chunk_terms`) and the totals stay exact.
   // Chunks from before step 4 get their `chunk_terms` row from the old FTS5 index first.
+  (db) => rebuildFullText(db),
+  // 5 → 6: single Han and kana characters in a column of their own, which `bm25()` weighs so that
+  // they count by presence (core's CHARACTER_TERM_WEIGHT); rebuilt from `chunk_terms`.
   (db) => rebuildFullText(db),
 ];
 

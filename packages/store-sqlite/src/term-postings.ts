@@ -9,10 +9,14 @@ import { VarintReader, varintLength, writeVarint } from "./varint.js";
 const K1 = 1.2;
 const B = 0.75;
 
-/** A query term: its id and the IDF FTS5 would give it. */
+/**
+ * A query term: its id, the IDF FTS5 would give it, and the weight of its FTS5 column (`bm25()`'s
+ * weights: core's `termFrequencyWeight`), by which its counts are multiplied.
+ */
 export interface QueryTerm {
   id: number;
   idf: number;
+  weight: number;
 }
 
 /** A chunk found by {@link TermPostings.top}: its rowid and BM25 score (higher is better). */
@@ -244,8 +248,9 @@ export class TermPostings {
   /**
    * The best `k` chunks that `accept` passes (all when undefined), plus every chunk tied with the
    * `k`-th, in no particular order; the caller orders them. A chunk's score is FTS5's `bm25()`
-   * negated: Σ idf · count · (k1 + 1) / (count + k1 · (1 − b + b · length / avgdl)) over the terms
-   * in the order given (the order of the phrases in the FTS5 query, so the sums round alike).
+   * negated: Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · length / avgdl)) over the terms in
+   * the order given (the order of the phrases in the FTS5 query, so the sums round alike), where
+   * tf = count · weight (FTS5 adds the column weight per instance; exact, as both are integers).
    */
   top(terms: readonly QueryTerm[], k: number, accept: ChunkPredicate | undefined): PostingHit[] {
     if (k < 1 || this.#totals.rows === 0) return [];
@@ -264,19 +269,19 @@ export class TermPostings {
         previous + idf * ((count * (K1 + 1.0)) / (count + K1 * (1 - B + (B * length) / avgdl)));
     };
     const reader = new VarintReader(this.#bytes);
-    for (const { id, idf } of terms) {
+    for (const { id, idf, weight } of terms) {
       if (id + 1 < this.#offsets.length) {
         reader.reset(this.#bytes, this.#offsets[id], this.#offsets[id + 1]);
         let slot = 0;
         while (reader.more) {
           slot += reader.next();
-          score(slot, reader.next(), idf);
+          score(slot, reader.next() * weight, idf);
         }
       }
       const added = this.#added.get(id);
       if (added) {
         for (let i = 0; i < added.length; i += 2) {
-          score(added[i] as number, added[i + 1] as number, idf);
+          score(added[i] as number, (added[i + 1] as number) * weight, idf);
         }
       }
     }

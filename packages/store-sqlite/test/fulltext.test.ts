@@ -149,3 +149,45 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
     expect(hits.slice(0, 3).map((hit) => hit.chunk.startLine)).toEqual([1, 2, 3]);
   }, 60_000);
 });
+
+describe("single Han and kana characters count by presence", () => {
+  // Chunks of the given terms padded with unique fillers to `length` terms, plus 20 unrelated
+  // chunks, so that every tested term is in few rows (a clear IDF).
+  const chunk = (terms: string[], length: number, i: number) => [
+    ...terms,
+    ...Array.from({ length: length - terms.length }, (_, j) => `pad${i}x${j}`),
+  ];
+  const corpus = () =>
+    upsert("c.md", [
+      [1, chunk(["忆"], 10, 1)],
+      [2, chunk(["忆", "忆", "忆", "忆", "忆"], 10, 2)],
+      [3, chunk(["忆"], 60, 3)],
+      [4, chunk(["记忆"], 10, 4)],
+      [5, chunk(["记忆", "记忆", "记忆", "记忆", "记忆"], 10, 5)],
+      [6, chunk(["记忆"], 60, 6)],
+      ...Array.from({ length: 20 }, (_, i): [number, string[]] => [10 + i, chunk([], 10, 10 + i)]),
+    ]);
+  /** Each hit's score by its start line (0 when a line is not among the hits). */
+  const scores = (hits: StoreHit[]) => {
+    const byLine = new Map(hits.map((hit) => [hit.chunk.startLine, hit.score as number]));
+    return (line: number) => byLine.get(line) ?? 0;
+  };
+
+  for (const mode of ["FTS5", "in-memory postings"] as const) {
+    it(`however often, in however long a chunk (${mode}); bigrams keep BM25's tf and length`, async () => {
+      const store = await temp.open({
+        path: ":memory:",
+        ...(mode === "FTS5" ? { keywordMemoryMb: 0 } : { keywordMemoryAfterSearches: 0 }),
+      });
+      await store.write({ upserts: [corpus()] });
+      const character = scores(await store.searchText(["忆"], 10));
+      expect(character(1)).toBeGreaterThan(0);
+      expect(character(2) / character(1)).toBeCloseTo(1, 2);
+      expect(character(3) / character(1)).toBeGreaterThan(0.99);
+      const bigram = scores(await store.searchText(["记忆"], 10));
+      expect(bigram(4)).toBeGreaterThan(0);
+      expect(bigram(5) / bigram(4)).toBeGreaterThan(1.3);
+      expect(bigram(6) / bigram(4)).toBeLessThan(0.7);
+    });
+  }
+});
