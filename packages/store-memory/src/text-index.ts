@@ -105,7 +105,7 @@ export class TextIndex implements ChunkIndex {
       engine.addDoc({ terms, path: chunk.path, tier: chunk.tier, source: chunk.source }, seq);
     }
     engine.consolidate(WEIGHT_PRECISION);
-    this.#engine = { wink: engine, characters: new CharacterPostings(this.#docs.values()) };
+    this.#engine = { wink: engine, characters: new CharacterPostings(this.#docs) };
     this.#builds++;
     return this.#engine;
   }

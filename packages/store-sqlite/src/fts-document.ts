@@ -16,7 +16,7 @@ export const FTS_COLUMNS = "terms, chars, content='', tokenize='ascii'";
  * character counts by presence. FTS5 adds a column's weight to a term's frequency for each
  * instance and takes the document length unweighted, over both columns.
  */
-export const BM25_WEIGHTS = `1.0, ${CHARACTER_TERM_WEIGHT}.0`;
+export const BM25_WEIGHTS = `1, ${CHARACTER_TERM_WEIGHT}`;
 
 /** The texts of the FTS5 table's two columns: analysed terms, one space apart. */
 export type FtsDocument = [terms: string, chars: string];
