@@ -59,20 +59,16 @@ export function checkLayout(
   }
   const old = layout.bm25;
   const mine = weighting(bm25);
-  const same =
-    old &&
-    old.k1 === mine.k1 &&
-    old.b === mine.b &&
-    old.avgTerms === mine.avgTerms &&
-    old.characterWeight === mine.characterWeight;
-  if (same) return { kind: "ok" };
+  const sameParams =
+    old && old.k1 === mine.k1 && old.b === mine.b && old.avgTerms === mine.avgTerms;
+  if (sameParams && old.characterWeight === mine.characterWeight) return { kind: "ok" };
   if (chunks === 0) return { kind: "write" };
-  if (old?.characterWeight !== mine.characterWeight) {
+  if (sameParams) {
     return {
       kind: "error",
       error: new EngramError(
         "CONFIG_INVALID",
-        `The Qdrant index ${where} was written with single Han and kana characters weighted ${old?.characterWeight ?? 1} in BM25; this engram weighs them ${mine.characterWeight}, so that they count by presence.`,
+        `The Qdrant index ${where} was written with single Han and kana characters weighted ${old.characterWeight ?? 1} in BM25; this engram weighs them ${mine.characterWeight}, so that they count by presence.`,
         {
           hint: "Give store.options.collection a new name and run `engram sync` (or delete the collection and sync), so every chunk is weighted the same way.",
         },
