@@ -61,6 +61,7 @@ export function scoreDirectly<D extends TermsDocument>(
     for (const count of counts) if (count.has(term)) docFreq++;
     return idf(docs.length, docFreq);
   });
+  const weights = queryTerms.map(termFrequencyWeight);
   docs.forEach((doc, d) => {
     if (accept && !accept(doc)) return;
     const count = counts[d] as Map<string, number>;
@@ -68,7 +69,7 @@ export function scoreDirectly<D extends TermsDocument>(
     queryTerms.forEach((term, t) => {
       const tf = count.get(term);
       if (tf === undefined) return;
-      const weighted = tf * termFrequencyWeight(term);
+      const weighted = tf * (weights[t] as number);
       score = termWeight(weighted, doc.terms.length, avgLength, idfs[t] as number) + (score ?? 0);
     });
     if (score !== undefined) hit(doc, score);
