@@ -10,6 +10,7 @@ export * from "./config/index.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
 export * from "./lifecycle/index.js";
+export * from "./model/index.js";
 export {
   createMemory,
   Memory,
