@@ -1,5 +1,5 @@
 /**
- * Child-process entry of `engram bench perf`: runs one {@link PerfJob} (passed as JSON in argv)
+ * Child-process entry of `engram-bench perf`: runs one {@link PerfJob} (passed as JSON in argv)
  * and sends back `{ result }` or `{ error }` over the IPC channel, so each store's peak RSS is its
  * own. Started by `perf.ts` with `child_process.fork`; not meant to be run by hand.
  */
@@ -8,7 +8,7 @@ import { type PerfJob, runPerfJob } from "./perf-measure.js";
 
 async function main(): Promise<void> {
   if (!process.send) {
-    process.stderr.write("perf-worker is started by `engram bench perf`, not by hand\n");
+    process.stderr.write("perf-worker is started by `engram-bench perf`, not by hand\n");
     process.exitCode = 2;
     return;
   }

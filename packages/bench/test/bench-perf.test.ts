@@ -1,17 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PerfReport } from "../src/bench/perf.js";
-import { engram, removeDir, tempDir } from "./helpers.js";
+import type { PerfReport } from "../src/perf.js";
+import { bench, removeDir, tempDir } from "./helpers.js";
 
-describe("engram bench perf (built CLI, real stores, child processes)", () => {
+describe("engram-bench perf (built CLI, real stores, child processes)", () => {
   let out: string;
-  let run: Awaited<ReturnType<typeof engram>>;
+  let run: Awaited<ReturnType<typeof bench>>;
 
   beforeAll(async () => {
     out = await tempDir("engram-perf-out-");
-    run = await engram([
-      "bench",
+    run = await bench([
       "perf",
       "--sizes",
       "300",
@@ -99,11 +98,11 @@ describe("engram bench perf (built CLI, real stores, child processes)", () => {
   });
 
   it("refuses an unknown store and a bad size with a hint", async () => {
-    const store = await engram(["bench", "perf", "--stores", "oracle", "--sizes", "100"]);
+    const store = await bench(["perf", "--stores", "oracle", "--sizes", "100"]);
     expect(store.code).not.toBe(0);
     expect(store.stderr).toMatch(/unknown store "oracle"/);
     expect(store.stderr).toMatch(/sqlite/);
-    const size = await engram(["bench", "perf", "--sizes", "ten"]);
+    const size = await bench(["perf", "--sizes", "ten"]);
     expect(size.code).not.toBe(0);
     expect(size.stderr).toMatch(/--sizes: "ten" is not a number of chunks/);
   });

@@ -2,8 +2,8 @@ import { fork } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { STORE_DRIVERS } from "@engram/cli";
 import { EngramError } from "@engram/core";
-import { STORE_DRIVERS } from "../drivers.js";
 import {
   type KeywordMeasures,
   type KeywordPhase,
@@ -50,7 +50,7 @@ export interface PerfResult {
   errors: { phase: PerfJob["phase"]; message: string }[];
 }
 
-/** Everything `engram bench perf` measured, as written to `perf-<date>.json`. */
+/** Everything `engram-bench perf` measured, as written to `perf-<date>.json`. */
 export interface PerfReport {
   schema: 1;
   date: string;

@@ -1,9 +1,9 @@
+import { type Io, json, line, positiveInt } from "@engram/cli";
 import { EngramError } from "@engram/core";
 import type { Command } from "commander";
-import { globals, positiveInt } from "../context.js";
-import { type Io, json, line } from "../output.js";
+import { globals } from "./flags.js";
 
-/** `engram bench perf`: indexing and search speed per store on synthetic workspaces. */
+/** `engram-bench perf`: indexing and search speed per store on synthetic workspaces. */
 export function registerBenchPerf(bench: Command, io: Io): void {
   bench
     .command("perf")

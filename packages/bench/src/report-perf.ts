@@ -1,12 +1,12 @@
 import type { PerfReport, PerfResult } from "./perf.js";
 import type { Latency } from "./perf-measure.js";
 
-/** The Markdown page of a `engram bench perf` report: indexing and search tables, issue targets. */
+/** The Markdown page of an `engram-bench perf` report: indexing and search tables, issue targets. */
 export function perfMarkdown(report: PerfReport): string {
   const s = report.settings;
   const m = report.machine;
   const lines = [
-    `# engram bench perf — ${report.date.slice(0, 10)}`,
+    `# engram-bench perf — ${report.date.slice(0, 10)}`,
     "",
     `${m.cpuModel}, ${m.cpus} cores, ${Math.round(m.memoryMb / 1024)} GB, Node ${m.node}, ${m.platform}. ` +
       `Medians over ${runsText(report)}; synthetic workspace seed ${s.seed} ` +

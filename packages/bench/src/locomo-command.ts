@@ -1,17 +1,11 @@
-import { type EngramConfigInput, EngramError } from "@engram/core";
+import { type Io, json, line } from "@engram/cli";
+import { EngramError } from "@engram/core";
 import type { Command } from "commander";
-import { globals } from "../context.js";
-import { type Io, json, line } from "../output.js";
+import { benchEmbedder, embeddingInfo } from "./bench-memory.js";
+import { globals, parseConfigFlag } from "./flags.js";
 
-/**
- * Add `engram bench locomo --file <json>` to the `bench` command. `parseConfig` reads the
- * `--config` JSON the way every bench subcommand does.
- */
-export function registerLocomoBench(
-  bench: Command,
-  io: Io,
-  parseConfig: (text: string | undefined) => EngramConfigInput | undefined,
-): void {
+/** `engram-bench locomo --file <json>`: evidence recall of the snippets search returns. */
+export function registerLocomoBench(bench: Command, io: Io): void {
   bench
     .command("locomo")
     .description(
@@ -26,28 +20,49 @@ export function registerLocomoBench(
       "--config <json>",
       'engram.config.json for the run, e.g. \'{"search":{"mmr":{"enabled":false}}}\'',
     )
-    .action(
-      async (
-        flags: { file: string; k: string; keep?: string; out: string | false; config?: string },
-        cmd: Command,
-      ) => {
-        const g = globals(cmd);
-        const config = parseConfig(flags.config);
+    .option(
+      "--embedder <module>",
+      "embed with use-lite, wink-average or an ES module exporting an engram EmbeddingProvider or Embedder",
+    )
+    .option("--embedding-cache <dir>", "keep --embedder vectors here between runs")
+    .action(async (flags: LocomoFlags, cmd: Command) => {
+      const g = globals(cmd);
+      const config = parseConfigFlag(flags.config);
+      const embedding = flags.embedder
+        ? await benchEmbedder(flags.embedder, flags.embeddingCache)
+        : undefined;
+      try {
         const { benchLocomo } = await import("./locomo.js");
         const { locomoMarkdown, writeLocomoResults } = await import("./locomo-report.js");
-        const result = await benchLocomo({
+        const measured = await benchLocomo({
           file: flags.file,
           ks: parseKs(flags.k),
           ...(flags.keep ? { workspace: flags.keep } : {}),
           ...(config ? { config } : {}),
+          ...(embedding ? { embedder: embedding.embedder } : {}),
           log: (text) => io.stderr.write(`${text}\n`),
         });
+        const result = embedding
+          ? { ...measured, embedding: embeddingInfo(embedding.embedder) }
+          : measured;
         const files = flags.out === false ? undefined : await writeLocomoResults(flags.out, result);
         if (g.json) return json(io, { ...result, ...(files ? { files } : {}) });
         io.stdout.write(locomoMarkdown(result));
         if (files) line(io, `\nwrote ${files.json} and ${files.markdown}`);
-      },
-    );
+      } finally {
+        await embedding?.close();
+      }
+    });
+}
+
+interface LocomoFlags {
+  file: string;
+  k: string;
+  keep?: string;
+  out: string | false;
+  config?: string;
+  embedder?: string;
+  embeddingCache?: string;
 }
 
 function parseKs(text: string): number[] {

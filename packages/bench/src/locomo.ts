@@ -4,12 +4,13 @@ import { basename, join } from "node:path";
 import {
   appendDailyLog,
   CONFIG_FILE,
+  type Embedder,
   type EngramConfigInput,
   fixedClock,
   MEMORY_DIR,
   type Memory,
 } from "@engram/core";
-import { openMemory } from "../workspace.js";
+import { type BenchEmbeddingInfo, openBenchMemory } from "./bench-memory.js";
 import { type LocomoConversation, readLocomo } from "./locomo-data.js";
 import { type RecallCounts, scoreEvidence, turnIdsIn, turnLine } from "./locomo-recall.js";
 import { type BenchMode, benchModes } from "./modes.js";
@@ -25,6 +26,8 @@ export interface LocomoBenchOptions {
   config?: EngramConfigInput;
   /** Build the workspaces under this folder and keep them (one sub-folder per conversation). */
   workspace?: string;
+  /** Embed with this instead of the configured providers (`--embedder`). */
+  embedder?: Embedder;
   log?: (line: string) => void;
 }
 
@@ -63,6 +66,8 @@ export interface LocomoBenchResult {
   syncMs: number;
   config: EngramConfigInput | null;
   modes: LocomoModeResult[];
+  /** The `--embedder` the run used, when one was given. */
+  embedding?: BenchEmbeddingInfo;
 }
 
 const CATEGORIES = ["1", "2", "3", "4"] as const;
@@ -108,7 +113,7 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
       for (const q of conversation.questions) {
         unresolvedEvidence.push(...q.evidence.filter((id) => !known.has(id)));
       }
-      const memory = await openMemory(ws);
+      const memory = await openBenchMemory(ws, options.embedder);
       try {
         let report: Awaited<ReturnType<Memory["sync"]>>;
         syncMs += await timed(async () => (report = await memory.sync()));

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { storeFromConfig } from "@engram/cli";
 import {
   createMemory,
   type Embedder,
@@ -14,7 +15,6 @@ import {
   scanWorkspace,
 } from "@engram/core";
 import { createHashingEmbedder } from "@engram/core/testing";
-import { storeFromConfig } from "../drivers.js";
 import { type MeteredEmbedder, meteredEmbedder } from "./perf-embedder.js";
 import { median, percentile, timed } from "./stats.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { PerfReport, PerfResult } from "../src/bench/perf.js";
-import type { KeywordPhase, VectorPhase } from "../src/bench/perf-measure.js";
-import { perfMarkdown, sqliteTargets } from "../src/bench/report-perf.js";
-import { lineChartSvg, perfLatencySvg } from "../src/bench/svg-latency.js";
+import type { PerfReport, PerfResult } from "../src/perf.js";
+import type { KeywordPhase, VectorPhase } from "../src/perf-measure.js";
+import { perfMarkdown, sqliteTargets } from "../src/report-perf.js";
+import { lineChartSvg, perfLatencySvg } from "../src/svg-latency.js";
 
 /**
  * Checks XML well-formedness: every tag closes in order, attributes are quoted, and text holds no

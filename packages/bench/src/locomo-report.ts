@@ -18,7 +18,10 @@ export function locomoMarkdown(r: LocomoBenchResult): string {
         .join(
           ", ",
         )}); ${r.unresolvedEvidence.length} evidence ids name no turn (counted as misses).` +
-      (r.config ? ` Config: \`${JSON.stringify(r.config)}\`.` : " Default config."),
+      (r.config ? ` Config: \`${JSON.stringify(r.config)}\`.` : " Default config.") +
+      (r.embedding
+        ? ` Embedder: ${r.embedding.id} (${r.embedding.model}, ${r.embedding.dims} dims).`
+        : ""),
     "",
     "| mode | k | any evidence | all evidence | multi-hop | temporal | open-domain | single-hop | context chars (mean / max) |",
     "|---|---|---|---|---|---|---|---|---|",
@@ -48,7 +51,9 @@ export async function writeLocomoResults(
   r: LocomoBenchResult,
 ): Promise<{ json: string; markdown: string }> {
   await mkdir(dir, { recursive: true });
-  const name = `locomo-${r.dataset.replace(/^locomo[-_]?/i, "").replace(/[^A-Za-z0-9._-]/g, "_") || "data"}`;
+  const dataset = r.dataset.replace(/^locomo[-_]?/i, "").replace(/[^A-Za-z0-9._-]/g, "_") || "data";
+  // A run with --embedder gets files of its own: the keyword-only table stays as it is.
+  const name = `locomo-${dataset}${r.embedding ? `-${r.embedding.id}` : ""}`;
   const json = join(dir, `${name}.json`);
   const markdown = join(dir, `${name}.md`);
   await writeFileAtomic(json, `${JSON.stringify(r, null, 2)}\n`);

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { engram, removeDir, tempDir } from "./helpers.js";
+import { bench, removeDir, tempDir } from "./helpers.js";
 
 /**
  * A hand-made LoCoMo file: 2 sessions, 4 retrievable questions (one per category) and one
@@ -55,7 +55,7 @@ interface Recall {
   context: { meanChars: number; maxChars: number };
 }
 
-describe("engram bench locomo", () => {
+describe("engram-bench locomo", () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {
@@ -68,8 +68,7 @@ describe("engram bench locomo", () => {
   it("writes sessions as daily logs and scores the turns the snippets show (computed by hand)", async () => {
     const keep = join(dir, "ws");
     const out = join(dir, "results");
-    const run = await engram([
-      "bench",
+    const run = await bench([
       "locomo",
       "--file",
       file,
@@ -124,8 +123,7 @@ describe("engram bench locomo", () => {
   });
 
   it("counts only the lines a snippet shows, not the whole chunk behind it", async () => {
-    const run = await engram([
-      "bench",
+    const run = await bench([
       "locomo",
       "--file",
       file,
@@ -146,11 +144,11 @@ describe("engram bench locomo", () => {
 
   it("refuses a file that is not LoCoMo, naming the fix", async () => {
     await writeFile(file, JSON.stringify({ not: "a list" }));
-    const run = await engram(["bench", "locomo", "--file", file, "--no-out"]);
+    const run = await bench(["locomo", "--file", file, "--no-out"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("holds no list of conversations");
     expect(run.stderr).toContain("--file");
-    const bad = await engram(["bench", "locomo", "--file", file, "--k", "0"]);
+    const bad = await bench(["locomo", "--file", file, "--k", "0"]);
     expect(bad.code).toBe(2);
   });
 });

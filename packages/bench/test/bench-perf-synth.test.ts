@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { chunkRecords, createAnalyzer, resolveConfig } from "@engram/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { synthesizeWorkspace, synthQueries, writeSynthWorkspace } from "../src/bench/synth.js";
+import { synthesizeWorkspace, synthQueries, writeSynthWorkspace } from "../src/synth.js";
 import { removeDir, tempDir } from "./helpers.js";
 
 function digest(options: Parameters<typeof synthesizeWorkspace>[0]): string {

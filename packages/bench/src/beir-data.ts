@@ -56,3 +56,29 @@ export async function readBeir(dir: string, split = "test"): Promise<BeirData> {
     .map((q) => ({ id: String(q._id), text: q.text }));
   return { docs, queries, qrels };
 }
+
+/**
+ * A smaller BEIR set: at most `maxDocs` documents — every judged document of the split first, then
+ * the others in corpus order — and, with `queryHalf`, only the queries at even or odd positions of
+ * the split (to choose settings on one half and check them on the other).
+ */
+export function subsetBeir(
+  data: BeirData,
+  options: { maxDocs?: number; queryHalf?: "even" | "odd" },
+): BeirData {
+  let { docs, queries } = data;
+  if (options.maxDocs !== undefined && options.maxDocs < docs.length) {
+    const judged = new Set([...data.qrels.values()].flatMap((m) => [...m.keys()]));
+    const keep = new Set(docs.filter((d) => judged.has(d.id)).map((d) => d.id));
+    for (const d of docs) {
+      if (keep.size >= options.maxDocs) break;
+      keep.add(d.id);
+    }
+    docs = docs.filter((d) => keep.has(d.id));
+  }
+  if (options.queryHalf) {
+    const parity = options.queryHalf === "even" ? 0 : 1;
+    queries = queries.filter((_, i) => i % 2 === parity);
+  }
+  return { docs, queries, qrels: data.qrels };
+}

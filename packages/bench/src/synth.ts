@@ -43,7 +43,7 @@ export interface SynthSummary {
   chineseFiles: number;
 }
 
-/** The seed `engram bench perf` uses unless told otherwise. */
+/** The seed `engram-bench perf` uses unless told otherwise. */
 export const DEFAULT_SYNTH_SEED = 20240607;
 
 /** Days of main daily logs (`memory/YYYY-MM-DD.md`) before logs spill into project folders. */

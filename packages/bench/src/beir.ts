@@ -3,9 +3,15 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CONFIG_FILE, type EngramConfigInput, type Memory, queryTermsOf } from "@engram/core";
-import { openMemory } from "../workspace.js";
-import { readBeir } from "./beir-data.js";
+import {
+  CONFIG_FILE,
+  type Embedder,
+  type EngramConfigInput,
+  type Memory,
+  queryTermsOf,
+} from "@engram/core";
+import { readBeir, subsetBeir } from "./beir-data.js";
+import { openBenchMemory } from "./bench-memory.js";
 import { benchModes } from "./modes.js";
 import { mrrAt, ndcgAt, recallAt } from "./retrieval-metrics.js";
 import { median, percentile, timed } from "./stats.js";
@@ -22,6 +28,15 @@ export interface BeirBenchOptions {
   log?: (line: string) => void;
   /** Config written to the workspace's `engram.config.json` (ablations: analyzer, chunking, …). */
   config?: EngramConfigInput;
+  /** Embed with this instead of the configured providers (`--embedder`). */
+  embedder?: Embedder;
+  /**
+   * Index at most this many documents: every judged one of the split, then the others in corpus
+   * order (SciFact's 1,500-document subset: `maxDocs: 1500`).
+   */
+  maxDocs?: number;
+  /** Only the queries whose position in the split (0-based) is even, or odd: a held-out half. */
+  queryHalf?: "even" | "odd";
 }
 
 /** What {@link benchBeir} measured. Times in ms; quality metrics averaged over queries. */
@@ -57,7 +72,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
   const log = options.log ?? (() => {});
   const runs = Math.max(1, options.runs ?? 3);
   const split = options.split ?? "test";
-  const data = await readBeir(options.dir, split);
+  const data = subsetBeir(await readBeir(options.dir, split), options);
   const ws = options.workspace ?? (await mkdtemp(join(tmpdir(), "engram-bench-")));
   try {
     log(`writing ${data.docs.length} documents to ${ws}`);
@@ -89,7 +104,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
     let chunks = 0;
     for (let r = 0; r < runs; r++) {
       await rm(join(ws, ".engram"), { recursive: true, force: true });
-      await withMemory(ws, async (memory) => {
+      await withMemory(ws, options.embedder, async (memory) => {
         let report: Awaited<ReturnType<Memory["sync"]>>;
         coldRuns.push(await timed(async () => (report = await memory.sync())));
         chunks = report?.chunks ?? 0;
@@ -98,7 +113,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
     }
     const resyncRuns: number[] = [];
     for (let r = 0; r < runs; r++) {
-      await withMemory(ws, async (memory) => {
+      await withMemory(ws, options.embedder, async (memory) => {
         resyncRuns.push(await timed(() => memory.sync()));
       });
     }
@@ -107,7 +122,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
     const storeLatencies: number[] = [];
     const n = Math.max(1, data.queries.length);
     const modes: NonNullable<BeirBenchResult["modes"]> = [];
-    await withMemory(ws, async (memory) => {
+    await withMemory(ws, options.embedder, async (memory) => {
       for (const mode of benchModes(memory)) {
         const sums = { ndcg10: 0, recall100: 0, mrr10: 0 };
         for (const query of data.queries) {
@@ -170,8 +185,12 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
   }
 }
 
-async function withMemory(ws: string, fn: (memory: Memory) => Promise<void>): Promise<void> {
-  const memory = await openMemory(ws);
+async function withMemory(
+  ws: string,
+  embedder: Embedder | undefined,
+  fn: (memory: Memory) => Promise<void>,
+): Promise<void> {
+  const memory = await openBenchMemory(ws, embedder);
   try {
     await fn(memory);
   } finally {
