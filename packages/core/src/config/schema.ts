@@ -187,6 +187,33 @@ export const configSchema = v.strictObject(
               {},
             ),
             /**
+             * A reranker reorders the best fused candidates before MMR, fail-open: past
+             * `timeoutMs`, or when it fails, the fused order stands and the response says so.
+             * `provider`: `none` (default), `http` (the `/v1/rerank` shape of Cohere, Jina,
+             * Voyage, vLLM, Infinity, TEI, llama.cpp's server; `@engram/rerank-http`), `local` (a
+             * GGUF reranker through node-llama-cpp; `@engram/embed-local`), or an integrator's id.
+             */
+            rerank: v.optional(
+              v.strictObject(
+                {
+                  provider: v.optional(v.pipe(v.string(), v.minLength(1)), "none"),
+                  /** With a provider set: rerank every search (false: only when asked, `--rerank`). */
+                  enabled: v.optional(v.boolean(), true),
+                  /** Fused candidates sent to the reranker (at least `maxResults` are). */
+                  candidates: v.optional(int(1, 1000), 30),
+                  /** The deadline after which search answers in the fused order. */
+                  timeoutMs: v.optional(int(1), 5000),
+                  /** Settings per reranker id (`http`: baseUrl, model, apiKey…; `local`: modelPath…). */
+                  providers: v.optional(
+                    v.record(v.string(), v.record(v.string(), v.unknown())),
+                    {},
+                  ),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
+            /**
              * Score multiplier per tier (0–1): when scores tie closely, curated long-term memory
              * ranks above project notes, project notes above daily logs, the archive last.
              */

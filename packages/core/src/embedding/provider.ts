@@ -58,16 +58,20 @@ export function envName(providerId: string, setting: string): string {
  * @throws EngramError `CONFIG_INVALID` for an unknown setting or a value of the wrong type.
  */
 export function resolveProviderSettings(
-  provider: EmbeddingProvider,
+  provider: Pick<EmbeddingProvider, "id" | "settings">,
   configured: Readonly<Record<string, unknown>> = {},
   env: Readonly<Record<string, string | undefined>> = process.env,
+  names: { kind: string; configPath: string } = {
+    kind: `embedding provider "${provider.id}"`,
+    configPath: `embedding.providers.${provider.id}`,
+  },
 ): ProviderSettings {
   const known = Object.keys(provider.settings);
   for (const key of Object.keys(configured)) {
     if (!provider.settings[key]) {
       throw new EngramError(
         "CONFIG_INVALID",
-        `embedding provider "${provider.id}" has no setting "${key}"`,
+        `${names.kind} has no setting "${key}"`,
         { hint: `its settings are: ${known.join(", ")}` },
       );
     }
@@ -82,7 +86,7 @@ export function resolveProviderSettings(
     }
     const value = configured[name];
     if (value !== undefined && value !== null) {
-      settings[name] = checkType(value, spec, `embedding.providers.${provider.id}.${name}`);
+      settings[name] = checkType(value, spec, `${names.configPath}.${name}`);
       continue;
     }
     for (const variable of spec.env ?? []) {

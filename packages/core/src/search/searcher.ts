@@ -10,6 +10,7 @@ import {
 } from "../embedding/identity.js";
 import { EngramError } from "../errors.js";
 import type { SearchFilter, StoreHit } from "../store/records.js";
+import type { Reranker } from "../model/reranker.js";
 import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
@@ -22,6 +23,7 @@ import {
   vectorOnly,
 } from "./fusion.js";
 import { mmrByTerms } from "./mmr.js";
+import { type RerankOutcome, rerankCandidates } from "./rerank.js";
 import { cutSnippet } from "./snippet.js";
 import { lineTermWeights } from "./term-weights.js";
 import { applyTierWeights } from "./tier-weight.js";
@@ -46,6 +48,11 @@ export interface SearcherParts {
    * store (null: keyword-only index). Absent: the searcher reads it.
    */
   indexed?: EmbeddingIdentity | null;
+  /**
+   * The configured reranker (null: none), or a function that gives it on first use (a reranker is
+   * created only when a search asks for one).
+   */
+  reranker?: Reranker | null | (() => Promise<Reranker | null>);
   config: EngramConfig["search"];
 }
 
@@ -147,9 +154,32 @@ export async function search(
         compareCandidates,
       )
     : kept;
+  // The reranker reorders the best fused candidates (fail-open) before MMR diversifies them.
+  let rerank: RerankOutcome | undefined;
+  let reordered = ranked;
+  const wantRerank = options.rerank ?? config.rerank.enabled;
+  if (wantRerank && query.trim() !== "") {
+    const reranker =
+      typeof parts.reranker === "function" ? await parts.reranker() : (parts.reranker ?? null);
+    if (reranker) {
+      const result = await rerankCandidates(
+        query,
+        ranked,
+        reranker,
+        { candidates: config.rerank.candidates, timeoutMs: config.rerank.timeoutMs, maxResults },
+        options.signal,
+      );
+      reordered = result.candidates;
+      rerank = result.outcome;
+    } else if (options.rerank === true) {
+      throw new EngramError("INVALID_ARGUMENT", "no reranker is configured", {
+        hint: 'set search.rerank.provider ("http" or "local") and its settings in engram.config.json',
+      });
+    }
+  }
   const chosen = config.mmr.enabled
-    ? mmrByTerms(ranked, maxResults, config.mmr.lambda, termsOf)
-    : ranked.slice(0, maxResults);
+    ? mmrByTerms(reordered, maxResults, config.mmr.lambda, termsOf)
+    : reordered.slice(0, maxResults);
   const lineWeights = lineTermWeights(
     chosen.map((c) => c.chunk.text),
     queryTerms,
@@ -170,6 +200,7 @@ export async function search(
       scores: {
         ...(c.scores.vector !== undefined ? { vector: round(c.scores.vector) } : {}),
         ...(c.scores.text !== undefined ? { text: round(c.scores.text) } : {}),
+        ...(c.scores.rerank !== undefined ? { rerank: round(c.scores.rerank) } : {}),
       },
       ...(mode !== "keyword" && embedder
         ? { provider: embedder.id, model: embedder.model, fallback: Boolean(parts.fallback) }
@@ -183,6 +214,7 @@ export async function search(
     results,
     degraded,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
+    ...(rerank ? { rerank } : {}),
   };
 }
 
