@@ -11,6 +11,7 @@ import {
 } from "./embedding/identity.js";
 import { indexProvider, missingProviderReason } from "./embedding/index-provider.js";
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
+import type { RerankStatus } from "./search/rerank-slot.js";
 import type { IndexContext } from "./sync/context.js";
 import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
 import { planSync } from "./sync/plan.js";
@@ -69,6 +70,8 @@ export interface MemoryStatus {
   degraded: boolean;
   /** Why it is degraded, in words. */
   degradedReason?: string;
+  /** The rerank stage (null: no reranker configured): provider, settings, cost and latency. */
+  rerank?: RerankStatus | null;
 }
 
 /** One configured embedding provider, as `engram status` shows it. */

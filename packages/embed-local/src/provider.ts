@@ -7,11 +7,11 @@ import {
   type RerankerProvider,
 } from "@engram/core";
 import { localEmbedder } from "./embedder.js";
-import { localReranker } from "./reranker.js";
 import { messageOf, PROVIDER_ID } from "./errors.js";
 import { hasGgufMagic } from "./gguf-header.js";
 import { findCachedHfModel } from "./hf-models.js";
 import { isHfUri } from "./hf-uri.js";
+import { localReranker } from "./reranker.js";
 import { localSettings, optionsFromSettings, resolveLocalOptions } from "./settings.js";
 
 /**

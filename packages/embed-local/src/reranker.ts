@@ -59,9 +59,13 @@ export async function localReranker(options: LocalRerankerOptions): Promise<Loca
       if (!loaded.fileInsights.supportsRanking) {
         await loaded.dispose();
         loading = undefined;
-        throw localError("bad_input", `${model} is not a reranking model (it has no ranking head)`, {
-          hint: "set search.rerank.providers.local.modelPath to a GGUF reranker, e.g. bge-reranker-v2-m3",
-        });
+        throw localError(
+          "bad_input",
+          `${model} is not a reranking model (it has no ranking head)`,
+          {
+            hint: "set search.rerank.providers.local.modelPath to a GGUF reranker, e.g. bge-reranker-v2-m3",
+          },
+        );
       }
       try {
         const context = await loaded.createRankingContext({
@@ -75,10 +79,14 @@ export async function localReranker(options: LocalRerankerOptions): Promise<Loca
       } catch (cause) {
         await loaded.dispose();
         loading = undefined;
-        throw localError("bad_input", `cannot create a ranking context for ${model}: ${messageOf(cause)}`, {
-          hint: "lower contextSize, or free memory",
-          cause,
-        });
+        throw localError(
+          "bad_input",
+          `cannot create a ranking context for ${model}: ${messageOf(cause)}`,
+          {
+            hint: "lower contextSize, or free memory",
+            cause,
+          },
+        );
       }
     })();
     return loading;

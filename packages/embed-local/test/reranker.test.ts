@@ -7,7 +7,12 @@ import { localReranker, localRerankerProvider } from "../src/index.js";
 import { writeTinyBertGguf } from "./fixtures/tiny-bert-gguf.js";
 
 const QUERY = "rollback plan for the deploy";
-const DOCS = ["the rollback plan", "lunch at noon", "deploy to staging then production", "用户偏好"];
+const DOCS = [
+  "the rollback plan",
+  "lunch at noon",
+  "deploy to staging then production",
+  "用户偏好",
+];
 
 /**
  * A real node-llama-cpp ranking context over a tiny reranker the test generates (random weights:
@@ -61,9 +66,13 @@ describe("localReranker (node-llama-cpp ranking context, tiny generated GGUF)", 
 
   it("is chosen from the config with ENGRAM_RERANK_LOCAL_MODEL_PATH", async () => {
     const registry = { local: async () => localRerankerProvider };
-    const reranker = await selectReranker({ provider: "local", providers: { local: { gpu: "cpu" } } }, registry, {
-      ENGRAM_RERANK_LOCAL_MODEL_PATH: rankerPath,
-    });
+    const reranker = await selectReranker(
+      { provider: "local", providers: { local: { gpu: "cpu" } } },
+      registry,
+      {
+        ENGRAM_RERANK_LOCAL_MODEL_PATH: rankerPath,
+      },
+    );
     try {
       expect(reranker?.model).toBe("tiny-reranker.gguf");
       expect(await reranker?.rerank(QUERY, DOCS)).toHaveLength(DOCS.length);

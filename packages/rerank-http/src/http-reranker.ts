@@ -1,9 +1,4 @@
-import {
-  EmbeddingError,
-  EngramError,
-  embeddingErrorFromHttp,
-  type Reranker,
-} from "@engram/core";
+import { EmbeddingError, EngramError, embeddingErrorFromHttp, type Reranker } from "@engram/core";
 import { type HttpRerankerOptions, PROVIDER_ID, type RerankApi } from "./settings.js";
 
 /**
@@ -26,7 +21,10 @@ export function httpReranker(options: HttpRerankerOptions): Reranker {
     });
   }
   const path = options.path ?? "/v1/rerank";
-  const url = new URL(`${base.pathname.replace(/\/$/, "")}${path.startsWith("/") ? path : `/${path}`}`, base);
+  const url = new URL(
+    `${base.pathname.replace(/\/$/, "")}${path.startsWith("/") ? path : `/${path}`}`,
+    base,
+  );
   const model = options.model ?? "";
   return {
     id: PROVIDER_ID,

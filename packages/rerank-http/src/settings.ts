@@ -32,9 +32,13 @@ export interface HttpRerankerOptions {
 export const httpRerankSettings: Readonly<Record<keyof HttpRerankerOptions, ProviderSetting>> = {
   baseUrl: {
     type: "string",
-    description: "the rerank server's base URL, e.g. https://api.cohere.com or http://localhost:8080",
+    description:
+      "the rerank server's base URL, e.g. https://api.cohere.com or http://localhost:8080",
   },
-  model: { type: "string", description: "the reranking model, e.g. rerank-v3.5, jina-reranker-v2-base-multilingual" },
+  model: {
+    type: "string",
+    description: "the reranking model, e.g. rerank-v3.5, jina-reranker-v2-base-multilingual",
+  },
   apiKey: {
     type: "string",
     secret: true,
@@ -42,7 +46,10 @@ export const httpRerankSettings: Readonly<Record<keyof HttpRerankerOptions, Prov
     description: "API key, sent as a Bearer token (local servers need none)",
   },
   path: { type: "string", description: "endpoint path (default /v1/rerank)" },
-  api: { type: "string", description: "cohere (default: Cohere, Jina, Voyage, vLLM, Infinity, llama.cpp) or tei" },
+  api: {
+    type: "string",
+    description: "cohere (default: Cohere, Jina, Voyage, vLLM, Infinity, llama.cpp) or tei",
+  },
   maxDocuments: { type: "number", description: "most documents per request (default 100)" },
   headers: { type: "json", description: "extra request headers as a JSON object" },
 };

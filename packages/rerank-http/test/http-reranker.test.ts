@@ -92,9 +92,9 @@ describe("httpReranker against a local /v1/rerank server", () => {
     );
     expect(reranker?.model).toBe("jina-reranker-v2");
     expect(await reranker?.rerank(QUERY, DOCS)).toHaveLength(DOCS.length);
-    await expect(
-      selectReranker({ provider: "http", providers: {} }, registry, {}),
-    ).rejects.toThrow(/reranker "http" cannot run: no baseUrl/);
+    await expect(selectReranker({ provider: "http", providers: {} }, registry, {})).rejects.toThrow(
+      /reranker "http" cannot run: no baseUrl/,
+    );
     expect(() => httpReranker({ baseUrl: "ftp://x" })).toThrow(/not an http\(s\) URL/);
     expect(() =>
       rerankerSettings(httpRerankerProvider, { baseUrl: "http://x", modle: "typo" }, {}),

@@ -46,7 +46,11 @@ export async function startRerankServer(): Promise<RerankServer> {
     if (path === "/rerank") {
       const texts = (body.texts ?? []) as string[];
       const out = texts.map((t, index) => ({ index, score: overlapScore(query, t) }));
-      return send(res, 200, out.sort((a, b) => b.score - a.score));
+      return send(
+        res,
+        200,
+        out.sort((a, b) => b.score - a.score),
+      );
     }
     if (path === "/v1/rerank" || path === "/voyage/v1/rerank") {
       const documents = body.documents as unknown;
@@ -57,8 +61,17 @@ export async function startRerankServer(): Promise<RerankServer> {
         .map((d, index) => ({ index, relevance_score: overlapScore(query, String(d)) }))
         .sort((a, b) => b.relevance_score - a.relevance_score);
       return path === "/v1/rerank"
-        ? send(res, 200, { id: "r-1", results: ranked, meta: { billed_units: { search_units: 1 } } })
-        : send(res, 200, { object: "list", data: ranked, model: body.model, usage: { total_tokens: 10 } });
+        ? send(res, 200, {
+            id: "r-1",
+            results: ranked,
+            meta: { billed_units: { search_units: 1 } },
+          })
+        : send(res, 200, {
+            object: "list",
+            data: ranked,
+            model: body.model,
+            usage: { total_tokens: 10 },
+          });
     }
     send(res, 404, { message: `no route ${path}` });
   });

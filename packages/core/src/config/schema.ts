@@ -167,13 +167,22 @@ export const configSchema = v.strictObject(
         v.strictObject(
           {
             maxResults: v.optional(int(1, 100), 6),
-            /** Unset: 0.35, applied where scores are similarity-based (weighted hybrid, vector). Set: applied in every mode. */
+            /**
+             * Unset: 0.35, a threshold on similarity (vector mode; in hybrid mode the cosine of
+             * chunks only the vectors found). Set: applied to the final score in every mode.
+             */
             minScore: v.optional(unit),
             candidateMultiplier: v.optional(int(1, 50), 4),
             fusion: v.optional(v.picklist(["weighted", "rrf"]), "weighted"),
             vectorWeight: v.optional(v.pipe(v.number(), v.minValue(0)), 0.7),
             textWeight: v.optional(v.pipe(v.number(), v.minValue(0)), 0.3),
-            rrfK: v.optional(int(1), 60),
+            /**
+             * `agreement` (default): per query, the vector side gets `vectorWeight` × (the share of
+             * the two lists' best chunks they have in common)², so a model that finds nothing the
+             * keywords find cannot push keyword hits aside. `fixed`: the split as configured.
+             */
+            weighting: v.optional(v.picklist(["agreement", "fixed"]), "agreement"),
+            rrfK: v.optional(int(1), 10),
             snippetChars: v.optional(int(80, 10_000), 700),
             /** Tiers searched when a query names none. */
             tiers: v.optional(v.pipe(v.array(tier), v.minLength(1)), ["short", "mid", "long"]),

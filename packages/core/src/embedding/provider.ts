@@ -69,11 +69,9 @@ export function resolveProviderSettings(
   const known = Object.keys(provider.settings);
   for (const key of Object.keys(configured)) {
     if (!provider.settings[key]) {
-      throw new EngramError(
-        "CONFIG_INVALID",
-        `${names.kind} has no setting "${key}"`,
-        { hint: `its settings are: ${known.join(", ")}` },
-      );
+      throw new EngramError("CONFIG_INVALID", `${names.kind} has no setting "${key}"`, {
+        hint: `its settings are: ${known.join(", ")}`,
+      });
     }
   }
   const settings: ProviderSettings = {};

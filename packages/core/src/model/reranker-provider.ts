@@ -1,4 +1,9 @@
-import { type ProviderCheck, type ProviderSetting, type ProviderSettings, resolveProviderSettings } from "../embedding/provider.js";
+import {
+  type ProviderCheck,
+  type ProviderSetting,
+  type ProviderSettings,
+  resolveProviderSettings,
+} from "../embedding/provider.js";
 import { EngramError } from "../errors.js";
 import type { Reranker } from "./reranker.js";
 

@@ -9,8 +9,8 @@ import {
   parseIdentity,
 } from "../embedding/identity.js";
 import { EngramError } from "../errors.js";
-import type { SearchFilter, StoreHit } from "../store/records.js";
 import type { Reranker } from "../model/reranker.js";
+import type { SearchFilter, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
@@ -20,6 +20,7 @@ import {
   fuseWeighted,
   keywordOnly,
   normalizeWeights,
+  queryWeights,
   vectorOnly,
 } from "./fusion.js";
 import { mmrByTerms } from "./mmr.js";
@@ -136,7 +137,12 @@ export async function search(
 
   const mode: SearchMode =
     requested === "hybrid" && degradedReason !== undefined ? "keyword" : requested;
-  const weights = normalizeWeights(config.vectorWeight, config.textWeight);
+  const weights = queryWeights(
+    normalizeWeights(config.vectorWeight, config.textWeight),
+    config.weighting,
+    vectorHits,
+    textHits,
+  );
   const fusion = options.fusion ?? config.fusion;
   const owedPaths = parts.owed;
   const owed = owedPaths?.size ? (hit: StoreHit) => owedPaths.has(hit.chunk.path) : undefined;
@@ -146,17 +152,24 @@ export async function search(
   else if (fusion === "rrf") candidates = fuseRrf(vectorHits, textHits, weights, config.rrfK, owed);
   else candidates = fuseWeighted(vectorHits, textHits, weights, owed);
 
-  // An explicit minScore applies everywhere; the default one only where scores are similarities
-  // (not to a chunk whose vector is owed: its score says nothing about similarity).
+  // An explicit minScore applies to every score. The default one is a threshold on similarity:
+  // in vector mode on the score (a cosine), in hybrid mode on the cosine of chunks that only the
+  // vectors found (fused scores are relative to each query's lists, and a keyword match is
+  // evidence of its own); never on a chunk whose vector is owed.
   const explicitMin = options.minScore ?? config.minScore;
-  const minScore =
-    explicitMin ??
-    (mode === "vector" || (mode === "hybrid" && fusion === "weighted") ? DEFAULT_MIN_SCORE : 0);
+  const keep =
+    explicitMin !== undefined
+      ? (c: Candidate) => c.score >= explicitMin
+      : mode === "vector"
+        ? (c: Candidate) => c.score >= DEFAULT_MIN_SCORE
+        : mode === "hybrid"
+          ? (c: Candidate) =>
+              c.scores.text !== undefined || c.owed || (c.scores.vector ?? 0) >= DEFAULT_MIN_SCORE
+          : () => true;
   // Tier weights after the min score (a threshold on similarity), before ranking.
-  const kept = applyTierWeights(
-    candidates.filter((c) => c.score >= minScore || (c.owed && explicitMin === undefined)),
-    config.tierWeights,
-  ).sort(compareCandidates);
+  const kept = applyTierWeights(candidates.filter(keep), config.tierWeights).sort(
+    compareCandidates,
+  );
 
   const queryTerms = new Set(terms);
   const termsOf = (text: string) => analyzer.terms(text);
