@@ -101,7 +101,7 @@ export function scoresFrom(text: string, count: number): number[] {
     }
     scores[index as number] = value;
   }
-  const missing = scores.findIndex((s) => s === undefined);
+  const missing = scores.indexOf(undefined);
   if (missing >= 0) throw badResponse(`document ${missing} of ${count} has no score`);
   return scores as number[];
 }
