@@ -49,7 +49,8 @@ export function listAgreement(
 
 /**
  * This query's weights. `fixed`: the configured split as it is. `agreement` (the default): the
- * vector side gets its configured share times the square of {@link listAgreement}, the keyword
+ * vector side gets its configured share times the square of {@link listAgreement} (at least a
+ * millionth of it), the keyword
  * side the rest. A model whose neighbours have nothing in common with the keyword hits — a weak
  * model, or a query whose words it does not know — cannot push them aside; one that finds the same
  * chunks the keywords do reaches its configured share. Measured on SciFact with two weak models
@@ -67,8 +68,9 @@ export function queryWeights(
   if (!textHits.length) return { vector: 1, text: 0 };
   if (!vectorHits.length) return { vector: 0, text: 1 };
   if (weighting === "fixed") return configured;
-  // At least 1 % of the configured share, so chunks only the vectors found keep their cosine order.
-  const vector = configured.vector * Math.max(listAgreement(vectorHits, textHits) ** 2, 0.01);
+  // Never exactly 0, so chunks only the vectors found keep their cosine order among themselves
+  // (1e-6 reorders no keyword hits: their relative BM25 scores differ by more).
+  const vector = configured.vector * Math.max(listAgreement(vectorHits, textHits) ** 2, 1e-6);
   return { vector, text: 1 - vector };
 }
 

@@ -76,7 +76,7 @@ describe("fusion", () => {
     expect(listAgreement(v, hits(["d", 9], ["c", 8]), 1)).toBe(0);
   });
 
-  it("query weights: the vector share scales with agreement², never below 1 %; fixed keeps the split", () => {
+  it("query weights: the vector share scales with agreement², never exactly 0; fixed keeps the split", () => {
     const configured = { vector: 0.7, text: 0.3 };
     const v = hits(["a", 0.9], ["b", 0.8]);
     const agree = queryWeights(configured, "agreement", v, hits(["b", 5], ["a", 4]));
@@ -85,7 +85,7 @@ describe("fusion", () => {
     expect(half.vector).toBeCloseTo(0.7 * 0.25);
     expect(half.vector + half.text).toBeCloseTo(1);
     const none = queryWeights(configured, "agreement", v, hits(["y", 5], ["z", 4]));
-    expect(none.vector).toBeCloseTo(0.007);
+    expect(none.vector).toBeCloseTo(0.7e-6, 9);
     expect(queryWeights(configured, "fixed", v, hits(["y", 5]))).toBe(configured);
     // One list empty: the other answers alone, whatever the weighting.
     expect(queryWeights(configured, "agreement", v, [])).toEqual({ vector: 1, text: 0 });
