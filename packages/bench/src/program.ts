@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerBeirBench } from "./beir-command.js";
 import { registerLocomoBench } from "./locomo-command.js";
 import { registerBenchPerf } from "./perf-command.js";
+import { registerSmallBench } from "./small-command.js";
 
 const { version } = JSON.parse(
   readFileSync(new URL("../package.json", import.meta.url), "utf8"),
@@ -12,7 +13,9 @@ const { version } = JSON.parse(
 /** The `engram-bench` command tree (beir, locomo, perf) writing to `io`. */
 export function createBenchProgram(io: Io = processIo): Command {
   const program = new Command("engram-bench")
-    .description("engram's benchmarks: retrieval quality (BEIR, LoCoMo) and speed (perf)")
+    .description(
+      "engram's benchmarks: retrieval quality (BEIR, small workspaces, LoCoMo) and speed (perf)",
+    )
     .version(version)
     .option("--json", "print stable JSON instead of Markdown")
     .showHelpAfterError("(run engram-bench --help for usage)")
@@ -23,6 +26,7 @@ export function createBenchProgram(io: Io = processIo): Command {
     .exitOverride();
   registerBeirBench(program, io);
   registerLocomoBench(program, io);
+  registerSmallBench(program, io);
   registerBenchPerf(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

@@ -95,4 +95,17 @@ describe("engram-bench beir --embedder (built bench, real SQLite)", () => {
     expect(result.docs).toBe(4);
     expect(result.queries).toBe(1);
   });
+
+  it("small: each query in a workspace of its window of documents, judged ones added", async () => {
+    const r = await bench(["--json", "small", "--dir", join(dir, "beir"), "--docs", "2,6"]);
+    expect(r.code, r.stderr).toBe(0);
+    const [two, six] = JSON.parse(r.stdout);
+    // Windows of 2: d1 d2 | d3 d4 | d5 d6 — q1 (d1) and q2 (d2) share the first, q3 (d5) the third.
+    expect(two).toMatchObject({ docsPerWorkspace: 2, workspaces: 2, queries: 3 });
+    expect(two.sizes).toEqual({ min: 2, median: 2, max: 2 });
+    expect(six).toMatchObject({ workspaces: 1, queries: 3, sizes: { min: 6, max: 6 } });
+    expect(six.modes.map((m: { label: string }) => m.label)).toEqual(["keyword"]);
+    // Every query finds its document first in a workspace this small.
+    expect(two.modes[0].quality.mrr10).toBe(1);
+  });
 });
