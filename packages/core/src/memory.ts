@@ -18,6 +18,9 @@ import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js"
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
 import { RecallLog } from "./lifecycle/recall.js";
+import type { LanguageModel } from "./model/language-model.js";
+import type { LanguageModelRegistry } from "./model/provider.js";
+import { type LanguageModelStatus, WorkspaceModels } from "./model/workspace-models.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -66,6 +69,18 @@ export interface MemoryOptions {
    * `{ openai: async () => (await import("@engram/embed-openai")).openaiProvider }`.
    */
   providers?: ProviderRegistry;
+  /**
+   * Language model, or several: the primary first, then fallbacks (see `selectLanguageModels`).
+   * Core wraps each in retries, a circuit breaker and token accounting (`memory.languageModel`).
+   * null: none, whatever the config says.
+   */
+  languageModel?: LanguageModel | readonly LanguageModel[] | null;
+  /**
+   * Language-model drivers to choose from by the config (`llm.provider`, `fallback`, `providers`)
+   * and the environment, when `languageModel` is not given — e.g.
+   * `{ openai: async () => (await import("@engram/embed-openai")).openaiLanguageModelProvider }`.
+   */
+  languageModels?: LanguageModelRegistry;
   /** Environment for provider selection and settings (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
   /** Config merged over `engram.config.json` (section by section). */
@@ -126,6 +141,8 @@ export interface MemoryStatus {
   sessions: { indexed: number; deferred: number } | null;
   /** True when hybrid search would answer from keywords alone. */
   degraded: boolean;
+  /** The language models (`llm`): each one's health, and the tokens spent with them. */
+  llm: LanguageModelStatus;
 }
 
 /** One configured embedding provider, as `engram status` shows it. */
@@ -188,7 +205,15 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   ]);
   restoreHealth(chain, parseJson<Record<string, HealthRecord>>(healthJson ?? undefined));
   const indexed = chain.find(parseIdentity(identityJson)?.embedding);
+  const models = await WorkspaceModels.open({
+    config,
+    store,
+    given: options.languageModel,
+    registry: options.languageModels,
+    env: options.env,
+  });
   return new Memory({
+    models,
     workspace,
     config,
     store,
@@ -225,6 +250,7 @@ export class Memory {
   /** The provider the index is (or will next be) embedded with; null: keyword only. */
   #embedder: ResilientEmbedder | null;
   readonly #providerNotes: string[];
+  readonly #models: WorkspaceModels;
   readonly #ctx: IndexContext;
   readonly #clock: Clock;
   readonly #syncs: Coalescer<MemorySyncOptions, SyncReport | undefined>;
@@ -243,8 +269,10 @@ export class Memory {
       chain: EmbedderChain;
       embedder: ResilientEmbedder | null;
       providerNotes?: readonly string[];
+      models: WorkspaceModels;
     },
   ) {
+    this.#models = parts.models;
     this.#providerNotes = [...(parts.providerNotes ?? [])];
     this.workspace = parts.workspace;
     this.config = parts.config;
@@ -281,6 +309,14 @@ export class Memory {
   /** The provider the index is (or will next be) embedded with; null: keyword search only. */
   get embedder(): Embedder | null {
     return this.#embedder;
+  }
+
+  /**
+   * The configured language models as one chain (retries, circuit breakers, fallback, token
+   * accounting; `run({ maxTokens })` for a capped run), or null when none is configured.
+   */
+  get languageModel(): WorkspaceModels["chain"] {
+    return this.#models.chain;
   }
 
   /** The clock dated writes use (tests inject one through {@link MemoryOptions.clock}). */
@@ -503,6 +539,7 @@ export class Memory {
     const lookups = parseCacheStats(cacheJson);
     const looked = lookups.hits + lookups.misses;
     const activeKey = describeEmbedding(stored?.embedding);
+    const llm = await this.#models.status();
     return {
       workspace: this.workspace,
       store: { kind: this.store.kind, ...stats },
@@ -546,6 +583,7 @@ export class Memory {
           }
         : null,
       degraded: !this.embedder || !stored?.embedding || rebuildNeeded.length > 0,
+      llm,
     };
   }
 
@@ -580,6 +618,7 @@ export class Memory {
     await Promise.all([...this.#watchers].map((w) => w.close()));
     await this.#syncs.settled();
     await this.recall.flush();
+    await this.#models.close();
     await this.store.close();
     await this.embedders.close();
   }

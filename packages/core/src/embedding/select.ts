@@ -1,7 +1,12 @@
 import type { EngramConfig } from "../config/schema.js";
 import { EngramError } from "../errors.js";
 import type { Embedder } from "./embedder.js";
-import { type EmbeddingProvider, resolveProviderSettings } from "./provider.js";
+import {
+  type EmbeddingProvider,
+  type ProviderDescriptor,
+  resolveProviderSettings,
+  type SettingsScope,
+} from "./provider.js";
 
 /**
  * Provider drivers by id, each loaded on demand; a loader resolves to undefined when its package
@@ -39,27 +44,67 @@ export async function selectEmbedders(
   registry: ProviderRegistry,
   env: Env = process.env,
 ): Promise<EmbedderSelection> {
+  const { created, notes } = await selectProviders(embedding, registry, env, {
+    section: "embedding",
+    noun: "embedding provider",
+    overrides: "ENGRAM_EMBEDDING",
+  });
+  return { embedders: created, notes };
+}
+
+/** A config section that chooses providers (`embedding`, `llm`). */
+export interface ProviderChoice {
+  /** `auto`, `none`, or a provider id. */
+  provider: string;
+  /** The primary's model (shorthand for `providers.<id>.model`). */
+  model?: string | undefined;
+  fallback: readonly string[];
+  providers: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+/** How {@link selectProviders} names things for one section. */
+export interface SelectionScope extends SettingsScope {
+  /** How messages name a provider, e.g. `embedding provider`. */
+  noun: string;
+  /** Prefix of the override variables: `<overrides>_PROVIDER`, `_MODEL`, `_FALLBACK`. */
+  overrides: string;
+}
+
+/**
+ * The selection rules {@link selectEmbedders} and `selectLanguageModels` share: override
+ * variables, `none`, `auto` (local → openai → gemini, the first whose check passes), an explicit
+ * provider that must be usable, fallbacks skipped with a note when unusable.
+ */
+export async function selectProviders<T>(
+  section: ProviderChoice,
+  registry: Readonly<Record<string, () => Promise<ProviderDescriptor<T> | undefined>>>,
+  env: Env,
+  scope: SelectionScope,
+): Promise<{ created: T[]; notes: string[] }> {
   const notes: string[] = [];
-  const chosen = env.ENGRAM_EMBEDDING_PROVIDER?.trim() || embedding.provider;
-  const model = env.ENGRAM_EMBEDDING_MODEL?.trim() || embedding.model;
-  const fallback = env.ENGRAM_EMBEDDING_FALLBACK?.trim()
-    ? env.ENGRAM_EMBEDDING_FALLBACK.split(",")
+  const chosen = env[`${scope.overrides}_PROVIDER`]?.trim() || section.provider;
+  const model = env[`${scope.overrides}_MODEL`]?.trim() || section.model;
+  const fallbackVar = env[`${scope.overrides}_FALLBACK`]?.trim();
+  const fallback = fallbackVar
+    ? fallbackVar
+        .split(",")
         .map((s) => s.trim())
         .filter(Boolean)
-    : embedding.fallback;
-  if (chosen === "none") return { embedders: [], notes: ["embedding.provider is none"] };
+    : section.fallback;
+  if (chosen === "none") return { created: [], notes: [`${scope.section}.provider is none`] };
 
-  const settingsOf = (provider: EmbeddingProvider, primary: boolean) =>
+  const settingsOf = (provider: ProviderDescriptor<T>, primary: boolean) =>
     resolveProviderSettings(
       provider,
       {
-        ...(embedding.providers[provider.id] ?? {}),
+        ...(section.providers[provider.id] ?? {}),
         ...(primary && model && provider.settings.model ? { model } : {}),
       },
       env,
+      scope,
     );
 
-  let primary: { provider: EmbeddingProvider; settings: Record<string, unknown> } | undefined;
+  let primary: { provider: ProviderDescriptor<T>; settings: Record<string, unknown> } | undefined;
   if (chosen === "auto") {
     for (const id of AUTO_PROVIDER_ORDER) {
       const provider = await load(registry, id);
@@ -75,25 +120,25 @@ export async function selectEmbedders(
       }
       notes.push(`${id}: ${check.reason}`);
     }
-    if (!primary) return { embedders: [], notes };
+    if (!primary) return { created: [], notes };
   } else {
     const provider = await load(registry, chosen);
-    if (!provider) throw unknownProvider(chosen, registry);
+    if (!provider) throw unknownProvider(chosen, registry, scope);
     const settings = settingsOf(provider, true);
     const check = await provider.check(settings);
     if (!check.ok) {
       throw new EngramError(
         "CONFIG_INVALID",
-        `embedding provider "${chosen}" cannot run: ${check.reason}`,
+        `${scope.noun} "${chosen}" cannot run: ${check.reason}`,
         {
-          hint: `set it up (see @engram/embed-${chosen}'s README), or set embedding.provider to "auto" or "none"`,
+          hint: `set it up (see @engram/embed-${chosen}'s README), or set ${scope.section}.provider to "auto" or "none"`,
         },
       );
     }
     primary = { provider, settings };
   }
 
-  const embedders = [await primary.provider.create(primary.settings)];
+  const created = [await primary.provider.create(primary.settings)];
   for (const id of fallback) {
     if (id === primary.provider.id) continue;
     const provider = await load(registry, id);
@@ -108,25 +153,29 @@ export async function selectEmbedders(
       continue;
     }
     try {
-      embedders.push(await provider.create(settings));
+      created.push(await provider.create(settings));
     } catch (error) {
       notes.push(`fallback ${id}: ${(error as Error).message}`);
     }
   }
-  return { embedders, notes };
+  return { created, notes };
 }
 
-async function load(
-  registry: ProviderRegistry,
+async function load<T>(
+  registry: Readonly<Record<string, () => Promise<T | undefined>>>,
   id: string,
-): Promise<EmbeddingProvider | undefined> {
+): Promise<T | undefined> {
   const loader = registry[id];
   return loader ? loader() : undefined;
 }
 
-function unknownProvider(id: string, registry: ProviderRegistry): EngramError {
+function unknownProvider(
+  id: string,
+  registry: Readonly<Record<string, unknown>>,
+  scope: SelectionScope,
+): EngramError {
   const known = ["none", "auto", ...Object.keys(registry)].join(", ");
-  return new EngramError("CONFIG_INVALID", `embedding provider "${id}" is not available`, {
+  return new EngramError("CONFIG_INVALID", `${scope.noun} "${id}" is not available`, {
     hint: registry[id] ? `install @engram/embed-${id}` : `use one of: ${known}`,
   });
 }
