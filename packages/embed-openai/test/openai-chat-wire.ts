@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { schemaExample } from "@engram/core/testing";
 
 /**
  * `POST /v1/chat/completions` as api.openai.com answers it, for the wire server: request
@@ -186,42 +187,11 @@ function strictProblem(schema: Record<string, unknown>, path: string[]): string 
 /** The emulator's own answer: an instance of the schema asked for, else an echo. */
 function defaultAnswer(body: ChatCompletionsBody): string {
   const format = body.response_format;
-  if (format?.type === "json_schema") return JSON.stringify(instanceOf(format.json_schema?.schema));
+  if (format?.type === "json_schema")
+    return JSON.stringify(schemaExample(format.json_schema?.schema));
   if (format?.type === "json_object") return "{}";
   const last = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
   return `You said: ${String(last?.content ?? "")}`;
-}
-
-/** A deterministic value matching a (simple) JSON Schema. */
-export function instanceOf(schema: unknown): unknown {
-  const s = (schema ?? {}) as Record<string, unknown>;
-  if (Array.isArray(s.enum)) return s.enum[0];
-  if ("const" in s) return s.const;
-  if (Array.isArray(s.anyOf)) return instanceOf(s.anyOf[0]);
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  switch (type) {
-    case "object": {
-      const out: Record<string, unknown> = {};
-      const properties = (s.properties ?? {}) as Record<string, unknown>;
-      for (const key of (s.required as string[] | undefined) ?? Object.keys(properties)) {
-        out[key] = instanceOf(properties[key]);
-      }
-      return out;
-    }
-    case "array":
-      return Array.from({ length: Math.max(1, Number(s.minItems ?? 1)) }, () =>
-        instanceOf(s.items),
-      );
-    case "integer":
-    case "number":
-      return typeof s.minimum === "number" ? s.minimum : 0;
-    case "boolean":
-      return false;
-    case "null":
-      return null;
-    default:
-      return "text";
-  }
 }
 
 function tokens(text: string): number {

@@ -11,6 +11,7 @@ export {
 } from "./parity.js";
 export { notes as parityNotes, PARITY_QUERIES } from "./parity-notes.js";
 export { seededRandom } from "./random.js";
+export { schemaExample } from "./schema-example.js";
 export {
   createScriptedLanguageModel,
   type ScriptedAnswer,
