@@ -1,9 +1,9 @@
 import {
   type GenerateRequest,
   type GenerateResult,
+  generateResult,
   type LanguageModel,
   ModelError,
-  parseJsonAnswer,
   type TokenUsage,
 } from "@engram/core";
 import type { GoogleGenAI } from "@google/genai";
@@ -165,20 +165,16 @@ export function readGenerateContent<T>(
       usage ? { usage } : {},
     );
   }
-  const text = texts.join("");
-  const value = request.schema
-    ? (parseJsonAnswer(text, GEMINI_PROVIDER_ID, { finishReason, usage }) as T)
-    : undefined;
-  return {
-    text,
-    ...(request.schema ? { value } : {}),
-    usage: usage as TokenUsage,
+  return generateResult<T>(request, {
+    provider: GEMINI_PROVIDER_ID,
+    text: texts.join(""),
+    usage,
     finishReason,
     model:
       typeof body.modelVersion === "string" && body.modelVersion
         ? body.modelVersion
         : options.model,
-  };
+  });
 }
 
 /** Input tokens, and output tokens with the thinking tokens (both are billed as output). */

@@ -2,8 +2,8 @@ import { basename } from "node:path";
 import {
   type GenerateRequest,
   type GenerateResult,
+  generateResult,
   type LanguageModel,
-  parseJsonAnswer,
 } from "@engram/core";
 import type { ChatHistoryItem, LlamaChatSession } from "node-llama-cpp";
 import { asModelError, closedModelError, localModelError } from "./chat-errors.js";
@@ -212,17 +212,13 @@ async function answer<T>(
     const used = loaded.sequence.tokenMeter.diff(before);
     const usage = { inputTokens: used.usedInputTokens, outputTokens: used.usedOutputTokens };
     const finishReason = result.stopReason === "maxTokens" ? "length" : "stop";
-    const text = result.responseText;
-    const value = request.schema
-      ? (parseJsonAnswer(text, PROVIDER_ID, { finishReason, usage }) as T)
-      : undefined;
-    return {
-      text,
-      ...(request.schema ? { value } : {}),
+    return generateResult<T>(request, {
+      provider: PROVIDER_ID,
+      text: result.responseText,
       usage,
       finishReason,
       model: context.name,
-    };
+    });
   } finally {
     session.dispose({ disposeSequence: false });
   }

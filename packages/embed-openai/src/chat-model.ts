@@ -1,9 +1,9 @@
 import {
   type GenerateRequest,
   type GenerateResult,
+  generateResult,
   type LanguageModel,
   ModelError,
-  parseJsonAnswer,
   type TokenUsage,
 } from "@engram/core";
 import { callOnce } from "./call.js";
@@ -102,18 +102,14 @@ export function readCompletion<T>(
       usage ? { usage } : {},
     );
   }
-  const text = message.content;
-  const value = request.schema
-    ? (parseJsonAnswer(text, PROVIDER_ID, { finishReason, usage }) as T)
-    : undefined;
-  return {
-    text,
-    ...(request.schema ? { value } : {}),
-    // Servers that send no usage (some proxies) leave it to core's estimate.
-    usage: usage as TokenUsage,
+  // Servers that send no usage (some proxies) leave it to core's estimate.
+  return generateResult<T>(request, {
+    provider: PROVIDER_ID,
+    text: message.content,
+    usage,
     finishReason,
     model: typeof body.model === "string" && body.model ? body.model : options.model,
-  };
+  });
 }
 
 function readUsage(value: unknown): TokenUsage | undefined {

@@ -25,7 +25,7 @@ export {
   type ResilienceOptions,
   ResilientLanguageModel,
 } from "./resilient.js";
-export { assertMatchesSchema, parseJsonAnswer } from "./structured-output.js";
+export { assertMatchesSchema, generateResult, parseJsonAnswer } from "./structured-output.js";
 export {
   type BudgetHold,
   estimateInputTokens,

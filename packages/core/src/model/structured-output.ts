@@ -1,7 +1,7 @@
 import { type Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../agent/tools-definitions.js";
 import { ModelError } from "./errors.js";
-import type { TokenUsage } from "./language-model.js";
+import type { GenerateRequest, GenerateResult, TokenUsage } from "./language-model.js";
 
 /**
  * Validators by schema object: a consolidation pass sends the same schema many times, and
@@ -77,4 +77,32 @@ export function parseJsonAnswer(
       },
     );
   }
+}
+
+/**
+ * A driver's answer as a {@link GenerateResult}: with a schema in the request, the text is parsed
+ * ({@link parseJsonAnswer}, which throws `bad_response` carrying the usage) and returned as
+ * `value`. Usage left undefined (a server that reported none) is estimated by core's wrapper.
+ */
+export function generateResult<T>(
+  request: GenerateRequest,
+  answer: {
+    provider: string;
+    text: string;
+    usage: TokenUsage | undefined;
+    finishReason: string;
+    model: string;
+  },
+): GenerateResult<T> {
+  const { text, usage, finishReason } = answer;
+  const value = request.schema
+    ? (parseJsonAnswer(text, answer.provider, { finishReason, usage }) as T)
+    : undefined;
+  return {
+    text,
+    ...(request.schema ? { value } : {}),
+    usage: usage as TokenUsage,
+    finishReason,
+    model: answer.model,
+  };
 }
