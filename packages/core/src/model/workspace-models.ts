@@ -106,7 +106,13 @@ export class WorkspaceModels {
         ? await selectLanguageModels(config.llm, registry, parts.env)
         : {
             models: given ? (Array.isArray(given) ? [...given] : [given as LanguageModel]) : [],
-            notes: given ? [] : ["no language model configured (llm.provider is none)"],
+            notes: given
+              ? []
+              : [
+                  config.llm.provider === "none"
+                    ? "no language model configured (llm.provider is none)"
+                    : `llm.provider is ${config.llm.provider}, but createMemory was given no language-model drivers (languageModels)`,
+                ],
           };
     const models = new WorkspaceModels(selection.models, selection.notes, store, config);
     const saved = await models.#read();
