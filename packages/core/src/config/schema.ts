@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { parseFallback } from "../embedding/fallback.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
@@ -12,6 +13,21 @@ const unit = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
 const tier = v.picklist(TIER_NAMES);
 const globs = v.array(v.pipe(v.string(), v.minLength(1)));
 const options = v.optional(v.record(v.string(), v.unknown()), {});
+/** Providers tried in order when the chosen one fails: one id or a list, `none` only last. */
+const fallbackSchema = v.optional(
+  v.pipe(
+    v.union([v.pipe(v.string(), v.minLength(1)), v.array(v.pipe(v.string(), v.minLength(1)))]),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        return parseFallback(dataset.value);
+      } catch (error) {
+        addIssue({ message: (error as Error).message });
+        return NEVER;
+      }
+    }),
+  ),
+  [],
+);
 /** How failed provider calls are retried (embeddings and language models). */
 const retrySchema = v.optional(
   v.strictObject(
@@ -88,8 +104,11 @@ export const configSchema = v.strictObject(
           provider: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
           /** Model of the chosen provider (shorthand for `providers.<id>.model`). */
           model: v.optional(v.pipe(v.string(), v.minLength(1))),
-          /** Providers tried in order when the chosen one fails (e.g. `["local"]`). */
-          fallback: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+          /**
+           * Providers tried in order when the chosen one fails (e.g. `["local"]`, or one id as a
+           * string); `"none"`, last, means keyword search from there on.
+           */
+          fallback: fallbackSchema,
           /** Settings per provider id (`apiKey`, `baseUrl`, `modelPath`, …; see each driver's README). */
           providers: v.optional(v.record(v.string(), v.record(v.string(), v.unknown())), {}),
           /** Estimated tokens one sync may send; the rest is embedded by the next sync. */
@@ -115,17 +134,11 @@ export const configSchema = v.strictObject(
           provider: v.optional(v.pipe(v.string(), v.minLength(1)), "none"),
           /** Model of the chosen provider (shorthand for `providers.<id>.model`). */
           model: v.optional(v.pipe(v.string(), v.minLength(1))),
-          /** Providers tried in order when the chosen one fails (one id or a list). */
-          fallback: v.optional(
-            v.pipe(
-              v.union([
-                v.pipe(v.string(), v.minLength(1)),
-                v.array(v.pipe(v.string(), v.minLength(1))),
-              ]),
-              v.transform((f) => (typeof f === "string" ? [f] : f)),
-            ),
-            [],
-          ),
+          /**
+           * Models tried in order when the chosen one fails (one id or a list); `"none"`, last,
+           * means no model from there on.
+           */
+          fallback: fallbackSchema,
           /** Settings per provider id (`apiKey`, `baseUrl`, `modelPath`, …; see each driver's README). */
           providers: v.optional(v.record(v.string(), v.record(v.string(), v.unknown())), {}),
           /** Tokens (input + output) one run (e.g. a consolidation pass) may spend; unset: no cap. */

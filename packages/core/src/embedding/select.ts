@@ -1,6 +1,7 @@
 import type { EngramConfig } from "../config/schema.js";
 import { EngramError } from "../errors.js";
 import type { Embedder } from "./embedder.js";
+import { parseFallback } from "./fallback.js";
 import {
   type EmbeddingProvider,
   type ProviderDescriptor,
@@ -25,6 +26,16 @@ export interface EmbedderSelection {
   embedders: Embedder[];
   /** Why providers were passed over (missing key, missing model file, package not installed). */
   notes: string[];
+  /**
+   * True when the config (or environment) names the provider, rather than `auto` or `none`: the
+   * user asked for it, so an index built with another provider may be re-embedded with it.
+   */
+  explicit: boolean;
+  /**
+   * Problems the user should see once (not only in `status`): a provider named explicitly that
+   * cannot run. Writing and keyword search go on regardless.
+   */
+  warnings: string[];
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -36,20 +47,23 @@ type Env = Readonly<Record<string, string | undefined>>;
  * provider's conventional variables (see {@link resolveProviderSettings}).
  *
  * `auto` takes the first of local → openai → gemini whose check passes, and none (keyword search,
- * reported as degraded) when none does. A provider named explicitly must be usable: otherwise a
- * `CONFIG_INVALID` error says what is missing. Unusable fallbacks are skipped with a note.
+ * reported as degraded) when none does. A provider named explicitly that cannot run (no key, no
+ * model file) is passed over with a warning naming what is missing, and the fallbacks are tried:
+ * writing memory and keyword search never depend on a provider. `none` in `fallback` ends the list
+ * (keyword search when the providers before it fail). An unknown provider id is a config error.
  */
 export async function selectEmbedders(
   embedding: EngramConfig["embedding"],
   registry: ProviderRegistry,
   env: Env = process.env,
 ): Promise<EmbedderSelection> {
-  const { created, notes } = await selectProviders(embedding, registry, env, {
+  const { created, ...rest } = await selectProviders(embedding, registry, env, {
     section: "embedding",
     noun: "embedding provider",
     overrides: "ENGRAM_EMBEDDING",
+    meanwhile: "memory is written and searched by keywords meanwhile",
   });
-  return { embedders: created, notes };
+  return { embedders: created, ...rest };
 }
 
 /** A config section that chooses providers (`embedding`, `llm`). */
@@ -68,30 +82,38 @@ export interface SelectionScope extends SettingsScope {
   noun: string;
   /** Prefix of the override variables: `<overrides>_PROVIDER`, `_MODEL`, `_FALLBACK`. */
   overrides: string;
+  /** What happens while a named provider cannot run, for its warning. */
+  meanwhile: string;
 }
 
 /**
  * The selection rules {@link selectEmbedders} and `selectLanguageModels` share: override
- * variables, `none`, `auto` (local → openai → gemini, the first whose check passes), an explicit
- * provider that must be usable, fallbacks skipped with a note when unusable.
+ * variables, `none`, `auto` (local → openai → gemini, the first whose check passes), a named
+ * provider that cannot run passed over with a warning, fallbacks skipped with a note when
+ * unusable, `none` ending the fallbacks, unknown ids refused.
  */
 export async function selectProviders<T>(
   section: ProviderChoice,
   registry: Readonly<Record<string, () => Promise<ProviderDescriptor<T> | undefined>>>,
   env: Env,
   scope: SelectionScope,
-): Promise<{ created: T[]; notes: string[] }> {
+): Promise<{ created: T[]; notes: string[]; explicit: boolean; warnings: string[] }> {
   const notes: string[] = [];
+  const warnings: string[] = [];
+  const fallbackVar = `${scope.overrides}_FALLBACK`;
   const chosen = env[`${scope.overrides}_PROVIDER`]?.trim() || section.provider;
   const model = env[`${scope.overrides}_MODEL`]?.trim() || section.model;
-  const fallbackVar = env[`${scope.overrides}_FALLBACK`]?.trim();
-  const fallback = fallbackVar
-    ? fallbackVar
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)
+  const fallback = env[fallbackVar]?.trim()
+    ? parseFallback((env[fallbackVar] as string).split(","), fallbackVar)
     : section.fallback;
-  if (chosen === "none") return { created: [], notes: [`${scope.section}.provider is none`] };
+  const explicit = chosen !== "auto" && chosen !== "none";
+  // A fallback nobody can load is a typo: say so now, not when the primary first fails.
+  for (const id of fallback) {
+    if (id !== "none" && !registry[id]) throw unknownProvider(id, registry, scope);
+  }
+  if (chosen === "none") {
+    return { created: [], notes: [`${scope.section}.provider is none`], explicit, warnings };
+  }
 
   const settingsOf = (provider: ProviderDescriptor<T>, primary: boolean) =>
     resolveProviderSettings(
@@ -103,8 +125,23 @@ export async function selectProviders<T>(
       env,
       scope,
     );
+  /** What the provider creates if its check passes and creating works; else why not. */
+  const tryCreate = async (
+    provider: ProviderDescriptor<T>,
+    primary: boolean,
+  ): Promise<{ made: T } | { reason: string }> => {
+    const settings = settingsOf(provider, primary);
+    const check = await provider.check(settings);
+    if (!check.ok) return { reason: check.reason };
+    try {
+      return { made: await provider.create(settings) };
+    } catch (error) {
+      return { reason: (error as Error).message };
+    }
+  };
 
-  let primary: { provider: ProviderDescriptor<T>; settings: Record<string, unknown> } | undefined;
+  const created: T[] = [];
+  let primaryId: string | undefined;
   if (chosen === "auto") {
     for (const id of AUTO_PROVIDER_ORDER) {
       const provider = await load(registry, id);
@@ -115,50 +152,42 @@ export async function selectProviders<T>(
       const settings = settingsOf(provider, true);
       const check = await provider.check(settings);
       if (check.ok) {
-        primary = { provider, settings };
+        created.push(await provider.create(settings));
+        primaryId = id;
         break;
       }
       notes.push(`${id}: ${check.reason}`);
     }
-    if (!primary) return { created: [], notes };
+    if (!created.length) return { created, notes, explicit, warnings };
   } else {
     const provider = await load(registry, chosen);
     if (!provider) throw unknownProvider(chosen, registry, scope);
-    const settings = settingsOf(provider, true);
-    const check = await provider.check(settings);
-    if (!check.ok) {
-      throw new EngramError(
-        "CONFIG_INVALID",
-        `${scope.noun} "${chosen}" cannot run: ${check.reason}`,
-        {
-          hint: `set it up (see @engram/embed-${chosen}'s README), or set ${scope.section}.provider to "auto" or "none"`,
-        },
+    primaryId = chosen;
+    const attempt = await tryCreate(provider, true);
+    if ("made" in attempt) created.push(attempt.made);
+    else {
+      notes.push(`${chosen}: ${attempt.reason}`);
+      warnings.push(
+        `${scope.noun} "${chosen}" cannot run: ${attempt.reason} (${
+          fallback.length ? "trying the fallbacks; " : ""
+        }${scope.meanwhile}; set it up as @engram/embed-${chosen}'s README says, or set ${scope.section}.provider to "auto" or "none")`,
       );
     }
-    primary = { provider, settings };
   }
 
-  const created = [await primary.provider.create(primary.settings)];
   for (const id of fallback) {
-    if (id === primary.provider.id) continue;
+    if (id === "none") break;
+    if (id === primaryId) continue;
     const provider = await load(registry, id);
     if (!provider) {
       notes.push(`fallback ${id}: driver not installed`);
       continue;
     }
-    const settings = settingsOf(provider, false);
-    const check = await provider.check(settings);
-    if (!check.ok) {
-      notes.push(`fallback ${id}: ${check.reason}`);
-      continue;
-    }
-    try {
-      created.push(await provider.create(settings));
-    } catch (error) {
-      notes.push(`fallback ${id}: ${(error as Error).message}`);
-    }
+    const attempt = await tryCreate(provider, false);
+    if ("made" in attempt) created.push(attempt.made);
+    else notes.push(`fallback ${id}: ${attempt.reason}`);
   }
-  return { created, notes };
+  return { created, notes, explicit, warnings };
 }
 
 async function load<T>(

@@ -26,13 +26,16 @@ export interface LanguageModelSelection {
   models: LanguageModel[];
   /** Why providers were passed over (`llm.provider is none`, no API key, no model file, …). */
   notes: string[];
+  /** A provider named explicitly that cannot run: shown once by hosts, and in `status`. */
+  warnings: string[];
 }
 
 /**
  * Choose and create the language models `config.llm` asks for, by the rules embeddings use
  * (`selectEmbedders`): `none` (the default: no model reads the user's memory unless they choose
- * one), `auto` (local → openai → gemini, the first whose check passes), or a provider id that must
- * be usable; `fallback` providers that cannot run are skipped with a note.
+ * one), `auto` (local → openai → gemini, the first whose check passes), or a provider id — one
+ * that cannot run (no key, no model file) is passed over with a warning and the fallbacks are
+ * tried; `fallback` providers that cannot run are skipped with a note, `none` ends the list.
  *
  * `ENGRAM_LLM_PROVIDER`, `ENGRAM_LLM_MODEL` and `ENGRAM_LLM_FALLBACK` (comma-separated) override
  * the config. Each provider's settings come from `ENGRAM_LLM_<PROVIDER>_<SETTING>`, then
@@ -40,18 +43,19 @@ export interface LanguageModelSelection {
  * the same server; never for `scoped` settings such as the model), then `llm.providers.<id>`,
  * then the conventional variables (`OPENAI_API_KEY`, `GEMINI_API_KEY`, …).
  *
- * @throws EngramError `CONFIG_INVALID` for an unknown or unusable provider named explicitly.
+ * @throws EngramError `CONFIG_INVALID` for an unknown provider id.
  */
 export async function selectLanguageModels(
   llm: EngramConfig["llm"],
   registry: LanguageModelRegistry,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<LanguageModelSelection> {
-  const { created, notes } = await selectProviders(llm, registry, env, {
+  const { created, notes, warnings } = await selectProviders(llm, registry, env, {
     section: "llm",
     envPrefix: "LLM",
     noun: "language model provider",
     overrides: "ENGRAM_LLM",
+    meanwhile: "engram works without a language model meanwhile",
   });
-  return { models: created, notes };
+  return { models: created, notes, warnings };
 }

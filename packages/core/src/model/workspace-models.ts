@@ -105,6 +105,7 @@ export class WorkspaceModels {
       given === undefined && registry
         ? await selectLanguageModels(config.llm, registry, parts.env)
         : {
+            warnings: [],
             models: given ? (Array.isArray(given) ? [...given] : [given as LanguageModel]) : [],
             notes: given
               ? []
@@ -114,7 +115,12 @@ export class WorkspaceModels {
                     : `llm.provider is ${config.llm.provider}, but createMemory was given no language-model drivers (languageModels)`,
                 ],
           };
-    const models = new WorkspaceModels(selection.models, selection.notes, store, config);
+    const models = new WorkspaceModels(
+      selection.models,
+      [...selection.warnings, ...selection.notes],
+      store,
+      config,
+    );
     const saved = await models.#read();
     for (const member of models.chain?.members ?? []) {
       const record = saved[member.describe()];

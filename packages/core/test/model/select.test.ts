@@ -57,7 +57,7 @@ describe("config llm", () => {
 describe("selectLanguageModels", () => {
   it("chooses none by default, even with keys in the environment", async () => {
     const none = await selectLanguageModels(llmOf(), registry, { OPENAI_CONVENTIONAL: "k" });
-    expect(none).toEqual({ models: [], notes: ["llm.provider is none"] });
+    expect(none).toEqual({ models: [], notes: ["llm.provider is none"], warnings: [] });
   });
 
   it("auto: local → openai → gemini, by what is set up", async () => {
@@ -107,13 +107,28 @@ describe("selectLanguageModels", () => {
     expect(scoped).toMatchObject({ model: "llama3.2", endpoint: "http://localhost:1234/v1" });
   });
 
-  it("refuses a named provider that cannot run or does not exist, naming llm", async () => {
-    await expect(selectLanguageModels(llmOf({ provider: "openai" }), registry, {})).rejects.toThrow(
-      /language model provider "openai" cannot run: no apiKey/,
+  it("passes over a named provider that cannot run with a warning, and tries the fallbacks", async () => {
+    const selection = await selectLanguageModels(
+      llmOf({ provider: "openai", fallback: ["local", "none"] }),
+      registry,
+      { ENGRAM_LLM_LOCAL_MODEL_PATH: "/models/chat.gguf" },
     );
+    expect(ids(selection)).toEqual(["local/local-default"]);
+    expect(selection.warnings).toEqual([
+      expect.stringMatching(
+        /^language model provider "openai" cannot run: no apiKey \(trying the fallbacks; engram works without a language model meanwhile; .* set llm\.provider to "auto" or "none"\)$/,
+      ),
+    ]);
+    expect(selection.notes).toEqual(["openai: no apiKey"]);
+  });
+
+  it("refuses unknown providers, settings and a misplaced none, naming llm", async () => {
     await expect(selectLanguageModels(llmOf({ provider: "claude" }), registry, {})).rejects.toThrow(
       /language model provider "claude" is not available/,
     );
+    await expect(
+      selectLanguageModels(llmOf({ provider: "openai", fallback: ["gemni"] }), registry, {}),
+    ).rejects.toThrow(/language model provider "gemni" is not available/);
     await expect(
       selectLanguageModels(
         llmOf({ provider: "openai", providers: { openai: { apiKey: "k", temperature: 1 } } }),
@@ -121,5 +136,8 @@ describe("selectLanguageModels", () => {
         {},
       ),
     ).rejects.toThrow(/language model provider "openai" has no setting "temperature"/);
+    expect(() => llmOf({ fallback: ["none", "local"] })).toThrow(
+      /"none" must be the last fallback/,
+    );
   });
 });
