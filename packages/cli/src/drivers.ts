@@ -1,6 +1,7 @@
 import {
   type EngramConfig,
   EngramError,
+  type LanguageModelRegistry,
   type ProviderRegistry,
   type RerankerRegistry,
   type StoreFactory,
@@ -81,6 +82,16 @@ export const PROVIDERS: ProviderRegistry = {
 export const RERANKERS: RerankerRegistry = {
   http: () => optional(import("@engram/rerank-http").then((m) => m.httpRerankerProvider)),
   local: () => optional(import("@engram/embed-local").then((m) => m.localRerankerProvider)),
+};
+
+/**
+ * The language-model drivers the CLI knows (`llm.provider`), from the same provider packages as
+ * the embedders and as lazily: only the config (default `none`) or `auto` makes one load.
+ */
+export const LANGUAGE_MODELS: LanguageModelRegistry = {
+  local: () => optional(import("@engram/embed-local").then((m) => m.localLanguageModelProvider)),
+  openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiLanguageModelProvider)),
+  gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiLanguageModelProvider)),
 };
 
 async function optional<T>(loading: Promise<T>): Promise<T | undefined> {

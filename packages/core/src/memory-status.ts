@@ -11,6 +11,7 @@ import {
 } from "./embedding/identity.js";
 import { indexProvider, missingProviderReason } from "./embedding/index-provider.js";
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
+import type { LanguageModelStatus, WorkspaceModels } from "./model/workspace-models.js";
 import type { RerankStatus } from "./search/rerank-slot.js";
 import type { IndexContext } from "./sync/context.js";
 import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
@@ -72,6 +73,8 @@ export interface MemoryStatus {
   degradedReason?: string;
   /** The rerank stage (null: no reranker configured): provider, settings, cost and latency. */
   rerank?: RerankStatus | null;
+  /** The language models (`llm`): each one's health, and the tokens spent with them. */
+  llm: LanguageModelStatus;
 }
 
 /** One configured embedding provider, as `engram status` shows it. */
@@ -92,6 +95,7 @@ export interface StatusParts extends IndexContext {
   explicitProvider: boolean;
   providerNotes: readonly string[];
   warnings: readonly string[];
+  models: WorkspaceModels;
 }
 
 /** @internal `Memory.status()`: index size, providers, identity, pending changes, last sync. */
@@ -176,6 +180,7 @@ export async function buildStatus(parts: StatusParts): Promise<MemoryStatus> {
     warnings: [...parts.warnings],
     degraded: degradedReason !== undefined,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
+    llm: await parts.models.status(),
   };
 }
 

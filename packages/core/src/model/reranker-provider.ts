@@ -66,17 +66,22 @@ export async function selectReranker(
   return provider.create(settings);
 }
 
-/** A reranker's settings: `ENGRAM_RERANK_<ID>_<SETTING>`, then the config, then conventional variables. */
+/**
+ * A reranker's settings: `ENGRAM_RERANK_<ID>_<SETTING>`, then `search.rerank.providers.<id>`,
+ * then the setting's conventional variables. Never the provider-wide `ENGRAM_<ID>_<SETTING>`:
+ * `ENGRAM_LOCAL_MODEL_PATH` names the embedding model, not the reranker.
+ */
 export function rerankerSettings(
   provider: Pick<RerankerProvider, "id" | "settings">,
   configured: Readonly<Record<string, unknown>>,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ProviderSettings {
-  // Prefixed id: ENGRAM_RERANK_LOCAL_MODEL_PATH never collides with the embedding provider's.
-  return resolveProviderSettings(
-    { id: `rerank-${provider.id}`, settings: provider.settings },
-    configured,
-    env,
-    { kind: `reranker "${provider.id}"`, configPath: `search.rerank.providers.${provider.id}` },
+  const scoped = Object.fromEntries(
+    Object.entries(provider.settings).map(([name, spec]) => [name, { ...spec, scoped: true }]),
   );
+  return resolveProviderSettings({ id: provider.id, settings: scoped }, configured, env, {
+    section: "search.rerank",
+    envPrefix: "RERANK",
+    noun: "reranker",
+  });
 }
