@@ -181,6 +181,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       registry: options.rerankers,
       env: options.env,
       given: options.reranker,
+      languageModel: () => models.chain,
     }),
   });
 }

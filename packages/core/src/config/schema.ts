@@ -253,7 +253,8 @@ export const configSchema = v.strictObject(
              * `timeoutMs`, or when it fails, the fused order stands and the response says so.
              * `provider`: `none` (default), `http` (the `/v1/rerank` shape of Cohere, Jina,
              * Voyage, vLLM, Infinity, TEI, llama.cpp's server; `@engram/rerank-http`), `local` (a
-             * GGUF reranker through node-llama-cpp; `@engram/embed-local`), or an integrator's id.
+             * GGUF reranker through node-llama-cpp; `@engram/embed-local`), `llm` (the workspace's
+             * language model, `llm.provider`, grades each candidate), or an integrator's id.
              */
             rerank: v.optional(
               v.strictObject(

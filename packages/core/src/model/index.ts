@@ -12,6 +12,10 @@ export type {
   TokenUsage,
 } from "./language-model.js";
 export {
+  type LanguageModelRerankerOptions,
+  languageModelReranker,
+} from "./language-model-reranker.js";
+export {
   type LanguageModelProvider,
   type LanguageModelRegistry,
   type LanguageModelSelection,

@@ -1,4 +1,7 @@
 import type { EngramConfig } from "../config/schema.js";
+import { EngramError } from "../errors.js";
+import type { LanguageModel } from "../model/language-model.js";
+import { languageModelReranker } from "../model/language-model-reranker.js";
 import type { Reranker } from "../model/reranker.js";
 import { type RerankerRegistry, selectReranker } from "../model/reranker-provider.js";
 import type { MemoryStore } from "../store/store.js";
@@ -35,6 +38,7 @@ export class RerankSlot {
   readonly #registry: RerankerRegistry;
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #given: Reranker | null | undefined;
+  readonly #languageModel: () => LanguageModel | null;
   #created: Promise<Reranker | null> | undefined;
 
   constructor(options: {
@@ -42,7 +46,10 @@ export class RerankSlot {
     registry?: RerankerRegistry | undefined;
     env?: Readonly<Record<string, string | undefined>> | undefined;
     given?: Reranker | null | undefined;
+    /** The workspace's language model, for `provider: "llm"`. */
+    languageModel?: (() => LanguageModel | null) | undefined;
   }) {
+    this.#languageModel = options.languageModel ?? (() => null);
     this.#config = options.config;
     this.#registry = options.registry ?? {};
     this.#env = options.env ?? process.env;
@@ -59,6 +66,22 @@ export class RerankSlot {
   get(): Promise<Reranker | null> {
     if (this.#given !== undefined) return Promise.resolve(this.#given);
     if (this.provider === "none") return Promise.resolve(null);
+    if (this.provider === "llm") {
+      const model = this.#languageModel();
+      if (!model) {
+        return Promise.reject(
+          new EngramError(
+            "CONFIG_INVALID",
+            'search.rerank.provider is "llm" but no language model is configured',
+            {
+              hint: 'set llm.provider (see the README\'s "Language model" section), or another reranker',
+            },
+          ),
+        );
+      }
+      this.#created ??= Promise.resolve(languageModelReranker(model));
+      return this.#created;
+    }
     this.#created ??= selectReranker(this.#config, this.#registry, this.#env);
     // A failed creation is forgotten: the next search tries again (after the user fixed it).
     this.#created.catch(() => {
