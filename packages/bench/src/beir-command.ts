@@ -15,6 +15,7 @@ interface BeirFlags {
   embeddingCache?: string;
   maxDocs?: string;
   queries?: string;
+  maxResults?: string;
 }
 
 /** `engram-bench beir --dir <folder>`: retrieval quality and speed on a BEIR data set. */
@@ -45,6 +46,7 @@ export function registerBeirBench(program: Command, io: Io): void {
       "index at most n documents: every judged one, then the others in corpus order",
     )
     .option("--queries <half>", "only the even or odd queries of the split (a held-out half)")
+    .option("--max-results <n>", "results asked per query (default 200; 6 is the search default)")
     .action(async (flags: BeirFlags, cmd: Command) => {
       const config = parseConfigFlag(flags.config);
       if (flags.queries !== undefined && flags.queries !== "even" && flags.queries !== "odd") {
@@ -63,6 +65,7 @@ export function registerBeirBench(program: Command, io: Io): void {
         // Bench code loads only when a bench runs.
         const { benchBeir } = await import("./beir.js");
         const maxDocs = positiveInt("--max-docs", flags.maxDocs);
+        const maxResults = positiveInt("--max-results", flags.maxResults);
         const result: BeirBenchResult & { embedding?: BenchEmbeddingInfo } = await benchBeir({
           dir: flags.dir,
           split: flags.split,
@@ -71,6 +74,7 @@ export function registerBeirBench(program: Command, io: Io): void {
           ...(config ? { config } : {}),
           ...(embedding ? { embedder: embedding.embedder } : {}),
           ...(maxDocs !== undefined ? { maxDocs } : {}),
+          ...(maxResults !== undefined ? { maxResults } : {}),
           ...(flags.queries ? { queryHalf: flags.queries as "even" | "odd" } : {}),
           log: (text) => io.stderr.write(`${text}\n`),
         });

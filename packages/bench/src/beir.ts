@@ -37,6 +37,11 @@ export interface BeirBenchOptions {
   maxDocs?: number;
   /** Only the queries whose position in the split (0-based) is even, or odd: a held-out half. */
   queryHalf?: "even" | "odd";
+  /**
+   * Results asked per query (default 200, so Recall@100 can be measured; the search default of 6
+   * shows the ranking users get, with its smaller candidate pools).
+   */
+  maxResults?: number;
 }
 
 /** What {@link benchBeir} measured. Times in ms; quality metrics averaged over queries. */
@@ -129,7 +134,7 @@ export async function benchBeir(options: BeirBenchOptions): Promise<BeirBenchRes
           const judged = data.qrels.get(query.id) ?? new Map<string, number>();
           const { results } = await memory.search(query.text, {
             mode: mode.mode,
-            maxResults: 200,
+            maxResults: options.maxResults ?? 200,
             ...(mode.fusion ? { fusion: mode.fusion } : {}),
           });
           const ranked = [...new Set(results.map((r) => docOfPath.get(r.path) ?? r.path))];
