@@ -26,10 +26,19 @@ export {
 export {
   DEFAULT_FLUSH_SYSTEM_PROMPT,
   DEFAULT_FLUSH_USER_PROMPT,
+  flushPrompts,
   isNoReply,
   NO_REPLY,
 } from "./flush-prompts.js";
 export { SESSIONS_STATE_FILE } from "./flush-state.js";
+export {
+  listMemoryFiles,
+  type MemoryFileEntry,
+  type MemoryFilesHost,
+  type MemoryFilesOptions,
+  readMemoryFileText,
+} from "./memory-files.js";
+export { recallPrompt } from "./recall-prompt.js";
 export {
   type AnthropicTool,
   anthropicTools,
