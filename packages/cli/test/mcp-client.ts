@@ -111,7 +111,8 @@ export async function connectHttp(
 }
 
 /** The first text content of a tool result, parsed as JSON. */
-export function json(result: CallToolResult): Record<string, unknown> & { [key: string]: any } {
+// biome-ignore lint/suspicious/noExplicitAny: test data read field by field
+export function json(result: CallToolResult): any {
   const first = result.content[0];
   if (first?.type !== "text") throw new Error("expected text content");
   return JSON.parse(first.text);
