@@ -19,9 +19,13 @@ describe("engram mcp (stdio): tools", () => {
       expect(tool?.title).toBe(def.title);
       expect(tool?.annotations).toMatchObject(def.annotations);
       // The one definition: what the client sees is core's JSON Schema (the SDK adds `$schema`).
-      const { $schema: _, ...input } = tool?.inputSchema ?? {};
+      const { $schema: _, ...input } = (tool?.inputSchema ?? {}) as Record<string, unknown>;
       expect(input).toEqual(def.parameters);
-      const { $schema: __, additionalProperties, ...output } = tool?.outputSchema ?? {};
+      const {
+        $schema: __,
+        additionalProperties,
+        ...output
+      } = (tool?.outputSchema ?? {}) as Record<string, unknown>;
       expect(output).toEqual(def.outputSchema);
       expect(additionalProperties).toBe(true);
     }

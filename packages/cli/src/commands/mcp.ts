@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { createMemoryTools, type Memory } from "@engram/core";
+import { createMemoryTools, EngramError, type Memory } from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import type { Io } from "../output.js";
@@ -160,6 +160,11 @@ function httpToken(
   host: string,
 ): { value: string | null; generated: boolean } {
   const given = env[MCP_TOKEN_ENV]?.trim();
+  if (given && !/^[\x21-\x7e]{16,}$/.test(given)) {
+    throw new EngramError("CONFIG_INVALID", `${MCP_TOKEN_ENV} is not a usable bearer token`, {
+      hint: "use at least 16 visible ASCII characters (HTTP headers carry nothing else), e.g. openssl rand -base64 24",
+    });
+  }
   if (given) return { value: given, generated: false };
   if (isLoopback(host)) return { value: null, generated: false };
   return { value: randomBytes(24).toString("base64url"), generated: true };
