@@ -39,6 +39,7 @@ export {
   readMemoryFileText,
 } from "./memory-files.js";
 export { recallPrompt } from "./recall-prompt.js";
+export { answerToolCall, type ToolAnswer } from "./tool-answer.js";
 export {
   type AnthropicTool,
   anthropicTools,

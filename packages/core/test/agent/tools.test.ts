@@ -3,6 +3,7 @@ import path from "node:path";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
+  answerToolCall,
   anthropicTools,
   createMemoryTools,
   MEMORY_TOOL_DEFINITIONS,
@@ -204,6 +205,16 @@ describe("createMemoryTools over the workspace files", () => {
     expect(toolErrorText(error)).toBe(
       'INVALID_ARGUMENT: unknown tool "memory_write" (call one of memory_search, memory_get)',
     );
+    // The never-throwing answer for hand-written loops.
+    expect(await answerToolCall(readOnly, "memory_get", { path: "MEMORY.md", lines: 0 })).toEqual({
+      isError: true,
+      text: expect.stringMatching(/^\{"error":\{"code":"INVALID_ARGUMENT","message":"memory_get: lines must be/),
+    });
+    await writeFiles(ws, { "MEMORY.md": "# 记忆\n" });
+    expect(await answerToolCall(readOnly, "memory_get", '{"path":"MEMORY.md"}')).toMatchObject({
+      isError: false,
+      result: { text: "# 记忆", totalLines: 1 },
+    });
     expect(toolErrorResult(new Error("boom"))).toEqual({
       error: { code: "UNEXPECTED", message: "boom" },
     });
