@@ -10,6 +10,9 @@ import type { EngramMcpSession } from "./server.js";
 /** Largest request body read (a `memory_write` is at most 50,000 characters). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** A session with no request open (not even its notification stream) this long is closed. */
+export const SESSION_IDLE_MS = 30 * 60 * 1000;
+
 /** Options of {@link serveMcpHttp}. */
 export interface McpHttpOptions extends HttpGuardOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -20,6 +23,12 @@ export interface McpHttpOptions extends HttpGuardOptions {
   onSession?: (event: "open" | "close", id: string) => void;
   /** A request failed inside the transport (for the log). */
   onError?: (error: Error) => void;
+  /**
+   * Close a session once it has had no request open for this long (default
+   * {@link SESSION_IDLE_MS}): a client that went away without `DELETE` does not hold its session
+   * for ever. A client's open notification stream (GET) counts as a request.
+   */
+  idleMs?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -39,10 +48,26 @@ export interface McpHttpServer {
  */
 export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServer> {
   const guard = createHttpGuard(options);
-  const sessions = new Map<
-    string,
-    { transport: StreamableHTTPServerTransport; session: EngramMcpSession }
-  >();
+  const sessions = new Map<string, OpenSession>();
+  const idleMs = options.idleMs ?? SESSION_IDLE_MS;
+  /** Counts the request as open on `open` until its response is closed. */
+  const track = (open: OpenSession, res: ServerResponse) => {
+    open.inFlight++;
+    res.once("close", () => {
+      open.inFlight--;
+      open.lastSeen = Date.now();
+    });
+  };
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const open of sessions.values()) {
+        if (open.inFlight === 0 && now - open.lastSeen >= idleMs) void open.transport.close();
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweep.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const { pathname } = new URL(req.url ?? "/", "http://localhost");
@@ -60,6 +85,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
     if (typeof id === "string") {
       const open = sessions.get(id);
       if (!open) return reply(res, 404, -32001, `session ${id} not found; initialize a new one`);
+      track(open, res);
       return open.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body)) {
@@ -74,7 +100,9 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, session });
+        const open: OpenSession = { transport, session, inFlight: 0, lastSeen: Date.now() };
+        sessions.set(sid, open);
+        track(open, res);
         options.onSession?.("open", sid);
       },
     });
@@ -104,12 +132,23 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
       return new Map([...sessions].map(([sid, open]) => [sid, open.session]));
     },
     async close() {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map(({ session }) => session.server.close()));
       sessions.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A session's transport and server, and whether its client is still around. */
+interface OpenSession {
+  transport: StreamableHTTPServerTransport;
+  session: EngramMcpSession;
+  /** Requests of this session whose response is still open (a GET stream stays open). */
+  inFlight: number;
+  /** When the last request of this session ended (ms). */
+  lastSeen: number;
 }
 
 /** The request body as JSON, or an Error saying why not (too large, not JSON). */
