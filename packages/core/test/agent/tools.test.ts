@@ -208,7 +208,9 @@ describe("createMemoryTools over the workspace files", () => {
     // The never-throwing answer for hand-written loops.
     expect(await answerToolCall(readOnly, "memory_get", { path: "MEMORY.md", lines: 0 })).toEqual({
       isError: true,
-      text: expect.stringMatching(/^\{"error":\{"code":"INVALID_ARGUMENT","message":"memory_get: lines must be/),
+      text: expect.stringMatching(
+        /^\{"error":\{"code":"INVALID_ARGUMENT","message":"memory_get: lines must be/,
+      ),
     });
     await writeFiles(ws, { "MEMORY.md": "# 记忆\n" });
     expect(await answerToolCall(readOnly, "memory_get", '{"path":"MEMORY.md"}')).toMatchObject({
