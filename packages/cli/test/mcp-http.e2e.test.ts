@@ -97,6 +97,9 @@ describe("engram mcp --http", () => {
 
   it("requires the bearer token from ENGRAM_MCP_TOKEN, and makes one up off loopback", async () => {
     const ws = await workspace(FILES);
+    const stdioPort = await engram(["-w", ws, "mcp", "--port", "7345"]);
+    expect(stdioPort.code).toBe(2);
+    expect(stdioPort.stderr).toMatch(/--port only apply to --http/);
     const weak = await engram(["-w", ws, "mcp", "--http", "--port", "0"], {
       env: { ENGRAM_MCP_TOKEN: "令牌" },
     });
@@ -104,6 +107,10 @@ describe("engram mcp --http", () => {
     expect(weak.stderr).toMatch(/ENGRAM_MCP_TOKEN is not a usable bearer token/);
     const withToken = await startHttp(ws, [], { ENGRAM_MCP_TOKEN: "s3cret-token-0123456789" });
     expect((await post(withToken.url, {})).status).toBe(401);
+    // A port in use is named, with the fix.
+    const busy = await engram(["-w", ws, "mcp", "--http", "--port", new URL(withToken.url).port]);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\).*--port 0/);
     expect((await post(withToken.url, { authorization: "Bearer wrong" })).status).toBe(401);
     await expect(connectHttp(withToken.url)).rejects.toThrow();
     const ok = await connectHttp(withToken.url, {

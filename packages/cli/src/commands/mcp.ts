@@ -52,7 +52,7 @@ export function registerMcp(program: Command, io: Io): void {
     .action(async (flags: McpFlags, cmd: Command) => {
       const g = globals(cmd);
       const log = (text: string) => io.stderr.write(`engram mcp: ${text}\n`);
-      const port = flags.port === "0" ? 0 : (positiveInt("--port", flags.port) ?? DEFAULT_MCP_PORT);
+      const port = httpPort(flags, cmd);
       // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
       const { createEngramMcpServer } = await import("../mcp/server.js");
       const { ResourceChanges } = await import("../mcp/changes.js");
@@ -168,6 +168,28 @@ function httpToken(
   if (given) return { value: given, generated: false };
   if (isLoopback(host)) return { value: null, generated: false };
   return { value: randomBytes(24).toString("base64url"), generated: true };
+}
+
+/** The `--port` of `--http` (0 picks a free one); the HTTP options are refused without `--http`. */
+function httpPort(flags: McpFlags, cmd: Command): number {
+  const httpOnly = [
+    flags.port !== undefined && "--port",
+    cmd.getOptionValueSource("host") === "cli" && "--host",
+    flags.allowHost !== undefined && "--allow-host",
+  ].filter(Boolean);
+  if (!flags.http && httpOnly.length > 0) {
+    throw new EngramError("INVALID_ARGUMENT", `${httpOnly.join(", ")} only apply to --http`, {
+      hint: "add --http to serve over Streamable HTTP, or leave them out for stdio",
+    });
+  }
+  if (flags.port === "0") return 0;
+  const port = positiveInt("--port", flags.port) ?? DEFAULT_MCP_PORT;
+  if (port > 65_535) {
+    throw new EngramError("INVALID_ARGUMENT", `--port must be at most 65535, got ${port}`, {
+      hint: `pass a free port such as ${DEFAULT_MCP_PORT}, or 0 to pick one`,
+    });
+  }
+  return port;
 }
 
 function isLoopback(host: string): boolean {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { EngramError } from "@engram/core";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createHttpGuard, type HttpGuardOptions } from "./http-guard.js";
@@ -123,7 +124,19 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
     });
   });
   server.listen(options.port, options.host);
-  await once(server, "listening");
+  await once(server, "listening").catch((error: NodeJS.ErrnoException) => {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `cannot listen on ${options.host}:${options.port} (${error.code ?? error.message})`,
+      {
+        hint:
+          error.code === "EADDRINUSE"
+            ? "another server uses that port: pass --port with a free one, or --port 0"
+            : "pass an address of this machine with --host, e.g. 127.0.0.1",
+        cause: error,
+      },
+    );
+  });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
