@@ -7,7 +7,7 @@ import { engram, removeDir, tempDir } from "./helpers.js";
 const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs")).href;
 
 /** Modules only `engram mcp` needs: loading them costs every command ~0.3 s. */
-const HEAVY = [/@modelcontextprotocol/, /\/mcp-server\.js$/];
+const HEAVY = [/@modelcontextprotocol/, /\/dist\/mcp\//, /\/node_modules\/zod\//];
 
 describe("start-up loads only what the command needs (built CLI)", () => {
   let dir: string;
