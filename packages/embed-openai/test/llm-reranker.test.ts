@@ -1,10 +1,26 @@
-import { languageModelReranker, rerankCandidates } from "@engram/core";
+import { type Candidate, languageModelReranker, rerankCandidates } from "@engram/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { candidate } from "../../core/test/search/candidate.js";
 import { openaiLanguageModel } from "../src/index.js";
 import { API_KEY } from "./helpers.js";
 import type { ChatCompletionsBody } from "./openai-chat-wire.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "./openai-wire-server.js";
+
+/** A fused candidate holding `text`. */
+const candidate = (path: string, score: number, text: string): Candidate => ({
+  chunk: {
+    id: path,
+    path,
+    source: "memory",
+    tier: "long",
+    startLine: 1,
+    endLine: 1,
+    headings: [],
+    text,
+    hash: path,
+  },
+  score,
+  scores: { text: score },
+});
 
 /**
  * The language-model reranker over a real driver (the OpenAI SDK) and a local server speaking the
