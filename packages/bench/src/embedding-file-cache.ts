@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Embedder } from "@engram/core";
+import { embedderFields } from "./embedder-fields.js";
 
 /** An {@link Embedder} whose vectors persist in a file, with how many it served from there. */
 export interface FileCachedEmbedder extends Embedder {
@@ -44,14 +45,7 @@ export function fileCachedEmbedder(inner: Embedder, dir: string): FileCachedEmbe
     );
   };
   return {
-    id: inner.id,
-    model: inner.model,
-    dims: inner.dims,
-    ...(inner.endpoint !== undefined ? { endpoint: inner.endpoint } : {}),
-    maxBatchSize: inner.maxBatchSize,
-    ...(inner.maxTokensPerRequest !== undefined
-      ? { maxTokensPerRequest: inner.maxTokensPerRequest }
-      : {}),
+    ...embedderFields(inner),
     file,
     get hits() {
       return hits;

@@ -1,4 +1,5 @@
 import type { Embedder } from "@engram/core";
+import { embedderFields } from "./embedder-fields.js";
 
 /** An {@link Embedder} that records the time spent inside its wrapped provider. */
 export interface MeteredEmbedder extends Embedder {
@@ -21,14 +22,7 @@ export function meteredEmbedder(inner: Embedder): MeteredEmbedder {
   let embedMs = 0;
   let texts = 0;
   return {
-    id: inner.id,
-    model: inner.model,
-    dims: inner.dims,
-    ...(inner.endpoint !== undefined ? { endpoint: inner.endpoint } : {}),
-    maxBatchSize: inner.maxBatchSize,
-    ...(inner.maxTokensPerRequest !== undefined
-      ? { maxTokensPerRequest: inner.maxTokensPerRequest }
-      : {}),
+    ...embedderFields(inner),
     get embedMs() {
       return embedMs;
     },
