@@ -21,9 +21,11 @@ export interface SearchOptions {
   /** Only chunks whose path starts with this (e.g. `memory/mid-term/`). */
   pathPrefix?: string;
   /**
-   * `main` (default): everything. `group`: leaves out `MEMORY.md` and the other personal files,
-   * files with `sensitive: true` front matter, results showing a private block, and transcripts.
-   * Applied by `Memory.search`.
+   * `main` (default): everything. `group`: leaves out every `MEMORY.md` and the other personal
+   * files, files with `sensitive: true` front matter, private spans (a chunk holding one is seen
+   * through its public view, the span replaced by `[private]`) and transcripts. The store filters
+   * by scope (see `privacy/scope-sources`); `Memory.search` also checks group results against the
+   * files on disk.
    */
   scope?: "main" | "group";
   /** "Now" for temporal decay (default: the current time); replays and tests fix it. */

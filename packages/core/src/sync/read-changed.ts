@@ -3,11 +3,13 @@ import { SESSIONS_SOURCE, SESSIONS_TIER } from "../sessions/scan.js";
 import { malformedWarning, renderTranscript } from "../sessions/transcript.js";
 import type { ChunkRecord, FileRecord } from "../store/records.js";
 import { sha256Hex } from "../text/hash.js";
+import { resolveLayout } from "../workspace/presets.js";
 import { readUtf8 } from "../workspace/read.js";
 import { chunkRecords } from "./chunk-records.js";
 import type { IndexContext } from "./context.js";
 import type { PlannedFile } from "./plan.js";
 import type { SyncReport } from "./report.js";
+import { scopedChunkRecords } from "./scoped-chunks.js";
 
 /** What reading a changed file found. */
 export type ReadOutcome =
@@ -68,9 +70,29 @@ export async function readChanged(
       ...(warning ? { warnings: [warning] } : {}),
     };
   }
+  const scoped = scopedChunkRecords(
+    record,
+    text,
+    ctx.analyzer,
+    ctx.config.chunking,
+    personalFiles(ctx.config),
+  );
   return {
     kind: "index",
     record,
-    chunks: chunkRecords(record, text, ctx.analyzer, ctx.config.chunking),
+    chunks: scoped.chunks,
+    ...(scoped.warnings.length ? { warnings: scoped.warnings } : {}),
   };
+}
+
+const personal = new WeakMap<IndexContext["config"], readonly string[]>();
+
+/** The layout's personal files (main scope only), resolved once per config. */
+function personalFiles(config: IndexContext["config"]): readonly string[] {
+  let files = personal.get(config);
+  if (!files) {
+    files = resolveLayout(config).personalFiles;
+    personal.set(config, files);
+  }
+  return files;
 }
