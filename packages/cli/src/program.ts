@@ -10,6 +10,7 @@ import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerPromote } from "./commands/promote.js";
 import { registerReindex } from "./commands/reindex.js";
+import { registerSeal } from "./commands/seal.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
@@ -48,6 +49,7 @@ export function createProgram(io: Io = processIo): Command {
     registerSearch,
     registerGet,
     registerContext,
+    registerSeal,
     registerPromote,
     registerLifecycle,
     registerSync,

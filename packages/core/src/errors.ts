@@ -29,6 +29,10 @@ export type EngramErrorCode =
   | "EMBEDDING_BAD_RESPONSE"
   | "EMBEDDING_UNAVAILABLE"
   | "EMBEDDING_BUDGET"
+  | "SEAL_KEY_MISSING"
+  | "SEAL_KEY_INVALID"
+  | "SEAL_KEY_WRONG"
+  | "SEALED_FILE"
   | "CLOSED";
 
 /** A failure engram reports on purpose, with a code to branch on and a hint that names the fix. */

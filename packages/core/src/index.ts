@@ -20,6 +20,7 @@ export {
 } from "./memory.js";
 export * from "./model/index.js";
 export * from "./privacy/index.js";
+export * from "./sealing/index.js";
 export {
   type GroupScopeParts,
   keepForGroup,

@@ -18,6 +18,8 @@ import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js"
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
 import { RecallLog } from "./lifecycle/recall.js";
+import { SealingSession } from "./sealing/session.js";
+import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -41,8 +43,8 @@ import { type MemoryWatchOptions, startWatch } from "./sync/watch-session.js";
 import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
-import { type Clock, systemClock } from "./workspace/clock.js";
-import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
+import { type Clock, localDate, systemClock } from "./workspace/clock.js";
+import { assertWorkspace, dailyLogPath, INDEX_DIR } from "./workspace/layout.js";
 import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
@@ -198,6 +200,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     providerNotes: selection.notes,
     tierOf: createTierResolver(layout.tiers, config.defaultTier),
     clock: options.clock ?? systemClock,
+    env: options.env ?? process.env,
   });
 }
 
@@ -235,6 +238,8 @@ export class Memory {
   #layout: ResolvedLayout | undefined;
   /** Search hits and reads per short-term stretch: what promotion candidates are scored on. */
   readonly recall: RecallLog;
+  /** The sealing key of this memory's environment, and sealed files opened for search. */
+  readonly sealing: SealingSession;
 
   /** @internal Use {@link createMemory}. */
   constructor(
@@ -243,6 +248,7 @@ export class Memory {
       chain: EmbedderChain;
       embedder: ResilientEmbedder | null;
       providerNotes?: readonly string[];
+      env?: Readonly<Record<string, string | undefined>>;
     },
   ) {
     this.#providerNotes = [...(parts.providerNotes ?? [])];
@@ -255,6 +261,7 @@ export class Memory {
     this.#clock = parts.clock;
     this.#ctx = parts;
     this.recall = new RecallLog(parts.workspace, () => parts.clock.now());
+    this.sealing = new SealingSession({ ...parts, env: parts.env ?? process.env });
     this.#syncs = new Coalescer(
       (options) => this.#syncLocked(options),
       (a, b) => ({
@@ -407,10 +414,12 @@ export class Memory {
     // The query is embedded by the provider whose vectors the index holds, never another one.
     const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding ?? null;
     const embedder = this.embedders.find(stored) ?? this.#embedder;
+    // Sealed files: searched from memory in the main scope with the key, else counted as skipped.
+    const sealed = await this.sealing.forSearch(this.store, options.scope ?? "main");
     const run = (opts: SearchOptions) =>
       search(
         {
-          store: this.store,
+          store: sealed.store,
           analyzer: this.analyzer,
           embedder,
           fallback: this.embedders.isFallback(embedder),
@@ -421,7 +430,7 @@ export class Memory {
         opts,
       ).then((response) => {
         this.recall.noteSearch(query, response.results);
-        return response;
+        return this.sealing.annotate(response, sealed.info);
       });
     if (options.scope !== "group") return run(options);
     return searchGroupScope(run, options, {
@@ -455,11 +464,17 @@ export class Memory {
    */
   async appendDaily(text: string, options: { date?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendDailyLog(this.workspace, text, {
-      clock: this.#clock,
-      dir: this.layout.dailyLogDir,
-      ...(options.date !== undefined ? { date: options.date } : {}),
-    });
+    const date = options.date ?? localDate(this.#clock.now());
+    const result = await appendThroughSealing(
+      this,
+      dailyLogPath(date, this.layout.dailyLogDir),
+      () =>
+        appendDailyLog(this.workspace, text, {
+          clock: this.#clock,
+          dir: this.layout.dailyLogDir,
+          ...(options.date !== undefined ? { date: options.date } : {}),
+        }),
+    );
     this.#dirty.mark(result.path);
     return result;
   }
@@ -470,10 +485,10 @@ export class Memory {
    */
   async appendLongTerm(text: string, options: { file?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendLongTerm(this.workspace, text, {
-      clock: this.#clock,
-      file: options.file ?? this.layout.longTermFile,
-    });
+    const file = options.file ?? this.layout.longTermFile;
+    const result = await appendThroughSealing(this, file, () =>
+      appendLongTerm(this.workspace, text, { clock: this.#clock, file }),
+    );
     this.#dirty.mark(result.path);
     return result;
   }

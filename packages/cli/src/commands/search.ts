@@ -63,6 +63,10 @@ export function registerSearch(program: Command, io: Io): void {
 
 function printResults(io: Io, response: SearchResponse): void {
   if (response.degraded) line(io, `(keyword search only: ${response.degradedReason})`);
+  const sealed = response.sealed;
+  if (sealed?.skipped) {
+    line(io, `(${sealed.skipped} of ${sealed.files} sealed files skipped: ${sealed.reason})`);
+  }
   if (!response.results.length) {
     line(io, `No results for "${response.query}".`);
     return;

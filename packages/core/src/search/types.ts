@@ -1,3 +1,4 @@
+import type { SealedSearchInfo } from "../sealing/session.js";
 import type { Source, StoredChunk } from "../store/records.js";
 import type { Tier } from "../tier.js";
 
@@ -70,6 +71,11 @@ export interface SearchResponse {
   degraded: boolean;
   /** Why the search degraded, in words. */
   degradedReason?: string;
+  /**
+   * Sealed files (main scope, when the workspace has any): how many were searched with the key,
+   * and how many were skipped (no key, or another key) — search says so rather than staying silent.
+   */
+  sealed?: SealedSearchInfo;
 }
 
 /** A fused candidate before snippets are cut. */

@@ -1,4 +1,6 @@
 import { isEngramError } from "../errors.js";
+import { looksSealed, parseSealed } from "../sealing/format.js";
+import { SEALED_SOURCE } from "../sealing/session.js";
 import { SESSIONS_SOURCE, SESSIONS_TIER } from "../sessions/scan.js";
 import { malformedWarning, renderTranscript } from "../sessions/transcript.js";
 import type { ChunkRecord, FileRecord } from "../store/records.js";
@@ -57,6 +59,9 @@ export async function readChanged(
     mtimeMs: file.mtimeMs,
     size: file.size,
   };
+  // A sealed file's record is kept (so search can count it) with no chunks: its plaintext never
+  // reaches the index, and its ciphertext is nothing to search.
+  if (!transcript && looksSealed(text) && parseSealed(text)) record.source = SEALED_SOURCE;
   if (known && known.hash === record.hash && known.tier === record.tier) {
     return { kind: "touch", record };
   }
@@ -70,6 +75,7 @@ export async function readChanged(
       ...(warning ? { warnings: [warning] } : {}),
     };
   }
+  if (record.source === SEALED_SOURCE) return { kind: "index", record, chunks: [] };
   const scoped = scopedChunkRecords(
     record,
     text,
