@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
+import { registerAudit } from "./commands/audit.js";
 import { registerBench } from "./commands/bench.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
@@ -52,6 +53,7 @@ export function createProgram(io: Io = processIo): Command {
     registerGet,
     registerContext,
     registerSeal,
+    registerAudit,
     registerPromote,
     registerLifecycle,
     registerSync,

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export * from "./agent/index.js";
+export * from "./audit/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
 export * from "./embedding/index.js";

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { createMemoryTools } from "@engram/core";
+import { createMemoryTools, EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import type { Io } from "../output.js";
@@ -20,49 +20,76 @@ export function registerMcp(program: Command, io: Io): void {
     )
     .option("--read-only", "serve memory_search and memory_get only (no memory_write)")
     .option("--no-watch", "do not watch the files (only what engram writes is re-indexed)")
-    .action(async (flags: { readOnly?: boolean; watch: boolean }, cmd: Command) => {
-      const g = globals(cmd);
-      const log = (text: string) => io.stderr.write(`engram mcp: ${text}\n`);
-      // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
-      const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-      const { createMcpServer } = await import("../mcp-server.js");
-      const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
-      const stops: (() => void)[] = [];
-      try {
-        const tools = createMemoryTools(memory, { readOnly: flags.readOnly === true });
-        const server = createMcpServer(tools, {
-          name: "engram",
-          version: program.version() ?? "0",
-        });
-        server.onerror = (error) => log(`protocol error: ${error.message}`);
-        const done = new Promise<void>((resolve) => {
-          server.onclose = resolve;
-          for (const signal of ["SIGINT", "SIGTERM"] as const) {
-            process.once(signal, resolve);
-            stops.push(() => process.off(signal, resolve));
+    .option(
+      "--unlock",
+      "unlock sensitive long-term memory for this session (privacy.unlock: required)",
+    )
+    .option(
+      "--scope <scope>",
+      "main | group (group: nothing personal, sensitive or private)",
+      "main",
+    )
+    .action(
+      async (
+        flags: { readOnly?: boolean; watch: boolean; unlock?: boolean; scope: string },
+        cmd: Command,
+      ) => {
+        const g = globals(cmd);
+        const log = (text: string) => io.stderr.write(`engram mcp: ${text}\n`);
+        // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
+        const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+        const { createMcpServer } = await import("../mcp-server.js");
+        const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
+        const stops: (() => void)[] = [];
+        try {
+          if (flags.scope !== "main" && flags.scope !== "group") {
+            throw new EngramError(
+              "INVALID_ARGUMENT",
+              `--scope must be main or group, got "${flags.scope}"`,
+              {
+                hint: "for example --scope group",
+              },
+            );
           }
-          for (const event of ["end", "close"] as const) {
-            process.stdin.once(event, resolve);
-            stops.push(() => process.stdin.off(event, resolve));
+          const tools = createMemoryTools(memory, {
+            readOnly: flags.readOnly === true,
+            scope: flags.scope,
+            unlocked: flags.unlock === true,
+          });
+          const server = createMcpServer(tools, {
+            name: "engram",
+            version: program.version() ?? "0",
+          });
+          server.onerror = (error) => log(`protocol error: ${error.message}`);
+          const done = new Promise<void>((resolve) => {
+            server.onclose = resolve;
+            for (const signal of ["SIGINT", "SIGTERM"] as const) {
+              process.once(signal, resolve);
+              stops.push(() => process.off(signal, resolve));
+            }
+            for (const event of ["end", "close"] as const) {
+              process.stdin.once(event, resolve);
+              stops.push(() => process.stdin.off(event, resolve));
+            }
+          });
+          await server.connect(new StdioServerTransport(process.stdin, io.stdout as Writable));
+          log(
+            `serving ${memory.workspace}: ${tools.definitions.map((d) => d.name).join(", ")}` +
+              (memory.embedder ? "" : " (no embedding provider: keyword search)"),
+          );
+          if (flags.watch) {
+            memory.watch({ onError: (error) => log(`sync failed: ${(error as Error).message}`) });
           }
-        });
-        await server.connect(new StdioServerTransport(process.stdin, io.stdout as Writable));
-        log(
-          `serving ${memory.workspace}: ${tools.definitions.map((d) => d.name).join(", ")}` +
-            (memory.embedder ? "" : " (no embedding provider: keyword search)"),
-        );
-        if (flags.watch) {
-          memory.watch({ onError: (error) => log(`sync failed: ${(error as Error).message}`) });
+          memory.sync().then(
+            (report) => report && log(describeSync(report)),
+            (error: Error) => log(`sync failed: ${error.message}`),
+          );
+          await done;
+          await server.close();
+        } finally {
+          for (const stop of stops) stop();
+          await memory.close();
         }
-        memory.sync().then(
-          (report) => report && log(describeSync(report)),
-          (error: Error) => log(`sync failed: ${error.message}`),
-        );
-        await done;
-        await server.close();
-      } finally {
-        for (const stop of stops) stop();
-        await memory.close();
-      }
-    });
+      },
+    );
 }

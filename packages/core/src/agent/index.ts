@@ -30,6 +30,12 @@ export {
 } from "./flush-prompts.js";
 export { SESSIONS_STATE_FILE } from "./flush-state.js";
 export {
+  ToolPrivacy,
+  type ToolPrivacyHost,
+  type ToolPrivacyOptions,
+  withheldMarker,
+} from "./tool-privacy.js";
+export {
   createMemoryTools,
   type MemoryToolResults,
   type MemoryTools,

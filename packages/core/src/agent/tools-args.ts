@@ -10,6 +10,8 @@ export interface MemorySearchArgs {
   minScore?: number;
   tiers?: Tier[];
   sources?: string[];
+  /** Ask the host to unlock sensitive long-term memory for this session. */
+  unlock?: boolean;
 }
 
 /** Arguments of `memory_get`, validated. */
@@ -17,6 +19,8 @@ export interface MemoryGetArgs {
   path: string;
   from?: number;
   lines?: number;
+  /** Ask the host to unlock sensitive long-term memory for this session. */
+  unlock?: boolean;
 }
 
 /** Arguments of `memory_write`, validated (`target` defaults to `"daily"`). */
@@ -63,6 +67,11 @@ const FIELDS: Record<MemoryToolName, Record<string, Field>> = {
       expect: "a list of source names",
       example: '["memory"]',
     },
+    unlock: {
+      schema: v.boolean(),
+      expect: "true or false",
+      example: "true",
+    },
   },
   memory_get: {
     path: {
@@ -73,6 +82,11 @@ const FIELDS: Record<MemoryToolName, Record<string, Field>> = {
     },
     from: { schema: int(1), expect: "a whole number of at least 1", example: "1" },
     lines: { schema: int(1), expect: "a whole number of at least 1", example: "40" },
+    unlock: {
+      schema: v.boolean(),
+      expect: "true or false",
+      example: "true",
+    },
   },
   memory_write: {
     text: {

@@ -64,6 +64,11 @@ const memorySearch: ToolDefinition = {
         items: { type: "string", minLength: 1 },
         description: "Sources to search, e.g. ['memory'] or ['sessions'] (default all).",
       },
+      unlock: {
+        type: "boolean",
+        description:
+          "Ask the host to show sensitive long-term memory withheld from this session (the host decides).",
+      },
     },
     required: ["query"],
     additionalProperties: false,
@@ -86,6 +91,11 @@ const memoryGet: ToolDefinition = {
       },
       from: { type: "integer", minimum: 1, description: "First line to return (1-based)." },
       lines: { type: "integer", minimum: 1, description: "How many lines to return." },
+      unlock: {
+        type: "boolean",
+        description:
+          "Ask the host to show sensitive long-term memory withheld from this session (the host decides).",
+      },
     },
     required: ["path"],
     additionalProperties: false,

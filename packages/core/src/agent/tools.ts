@@ -5,6 +5,8 @@ import type { Tier } from "../tier.js";
 import type { AppendResult } from "../workspace/append.js";
 import { isDailyLogPath } from "../workspace/layout.js";
 import type { MemoryFileSlice } from "../workspace/read.js";
+import { createTierResolver } from "../workspace/tiers.js";
+import { ToolPrivacy, type ToolPrivacyHost, type ToolPrivacyOptions } from "./tool-privacy.js";
 import { type MemoryWriteArgs, parseToolArgs } from "./tools-args.js";
 import {
   MEMORY_TOOL_DEFINITIONS,
@@ -13,7 +15,8 @@ import {
 } from "./tools-definitions.js";
 
 /** What the tools need of a {@link Memory} (a `Memory` is one). */
-export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm">;
+export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> &
+  ToolPrivacyHost;
 
 /** One `memory_search` hit: a snippet with the exact lines it shows. */
 export interface SearchToolHit {
@@ -31,6 +34,8 @@ export interface SearchToolHit {
   fallback: boolean;
   /** True when keyword search answered alone. */
   degraded: boolean;
+  /** What was held back from this hit (sensitive long-term memory of a locked session). */
+  withheld?: string;
 }
 
 /** The result of `memory_search`. */
@@ -51,12 +56,12 @@ export interface WriteToolResult extends AppendResult {
 /** Result type of each tool. */
 export interface MemoryToolResults {
   memory_search: SearchToolResult;
-  memory_get: MemoryFileSlice;
+  memory_get: MemoryFileSlice & { withheld?: string };
   memory_write: WriteToolResult;
 }
 
-/** Options of {@link createMemoryTools}. */
-export interface MemoryToolsOptions {
+/** Options of {@link createMemoryTools} (scope and unlock: see {@link ToolPrivacyOptions}). */
+export interface MemoryToolsOptions extends ToolPrivacyOptions {
   /** Leave `memory_write` out (a read-only agent or server). Default false. */
   readOnly?: boolean;
 }
@@ -98,18 +103,23 @@ export function createMemoryTools(
     ? MEMORY_TOOL_DEFINITIONS.filter((d) => d.name !== "memory_write")
     : MEMORY_TOOL_DEFINITIONS;
   const enabled = new Set<string>(definitions.map((d) => d.name));
+  const privacy = new ToolPrivacy(memory, options);
+  const tierOf = memory.layout
+    ? createTierResolver(memory.layout.tiers, memory.config?.defaultTier)
+    : () => "long" as const;
 
   const handlers = {
     memory_search: async (raw: unknown): Promise<SearchToolResult> => {
       const args = parseToolArgs("memory_search", raw);
-      const { query, ...rest } = args;
-      const response = await memory.search(query, rest);
+      const { query, unlock, ...rest } = args;
+      const response = await memory.search(query, { ...rest, scope: privacy.scope });
+      const results = await privacy.guardHits(response.results, unlock);
       return {
         query: response.query,
         mode: response.mode,
         degraded: response.degraded,
         ...(response.degradedReason ? { degradedReason: response.degradedReason } : {}),
-        results: response.results.map((r) => ({
+        results: results.map((r) => ({
           path: r.path,
           startLine: r.startLine,
           endLine: r.endLine,
@@ -121,12 +131,14 @@ export function createMemoryTools(
           ...(r.model ? { model: r.model } : {}),
           fallback: r.fallback === true,
           degraded: r.degraded,
+          ...(r.withheld ? { withheld: r.withheld } : {}),
         })),
       };
     },
-    memory_get: async (raw: unknown): Promise<MemoryFileSlice> => {
-      const { path, ...range } = parseToolArgs("memory_get", raw);
-      return memory.get(path, range);
+    memory_get: async (raw: unknown): Promise<MemoryFileSlice & { withheld?: string }> => {
+      const { path, unlock, ...range } = parseToolArgs("memory_get", raw);
+      const slice = await memory.get(path, range);
+      return privacy.guardSlice(slice, tierOf(slice.path), range.from, range.lines, unlock);
     },
     memory_write: async (raw: unknown): Promise<WriteToolResult> =>
       writeMemory(memory, parseToolArgs("memory_write", raw)),
