@@ -160,7 +160,8 @@ describe("engram seal / unseal / rekey", () => {
       const text = await readFile(join(ws, "MEMORY.md"), "utf8");
       expect(parseSealed(text)).not.toBeNull();
       const key = await resolveSealKey(ws, { ENGRAM_KEY_FILE: keyA });
-      const plain = await openSealedText(text, key!, "MEMORY.md");
+      if (!key) throw new Error("the key file did not load");
+      const plain = await openSealedText(text, key, "MEMORY.md");
       expect(plain).toContain("fact\n");
       expect(plain).toContain("a new fact");
     } finally {
@@ -233,7 +234,8 @@ describe("engram seal / unseal / rekey", () => {
         const to = sealed.recipients[0];
         const key = to === a?.recipient ? a : b;
         expect([a?.recipient, b?.recipient]).toContain(to);
-        expect(await openSealedText(text, key!, pathOf(i))).toBe(original(i));
+        if (!key) throw new Error("the key files did not load");
+        expect(await openSealedText(text, key, pathOf(i))).toBe(original(i));
         if (key === a) counts.a++;
         else counts.b++;
       }

@@ -124,7 +124,8 @@ describe("engram audit on a planted fixture (EN + ZH)", () => {
     await writeFile(join(ws, "memory/people/dave.md"), "# Dave\n\nsecret notes\n");
     const lost = await generateSealKey();
     const lostKey = await resolveSealKey(ws, { ENGRAM_KEY: lost.fileText.split("\n")[2] });
-    await sealFile(ws, "memory/people/dave.md", lostKey!);
+    if (!lostKey) throw new Error("the generated key did not load");
+    await sealFile(ws, "memory/people/dave.md", lostKey);
     const old = new Date("2025-01-05T09:00:00Z");
     await utimes(join(ws, "MEMORY.md"), old, old);
     const config = resolveConfig({
