@@ -5,6 +5,7 @@ import type { SearchResponse } from "../search/types.js";
 import type { FileRecord, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import { chunkRecords } from "../sync/chunk-records.js";
+import { LAST_SYNC_META_KEY } from "../sync/report.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Tier } from "../tier.js";
 import { DEFAULT_MAX_FILE_BYTES, readUtf8 } from "../workspace/read.js";
@@ -45,6 +46,8 @@ export interface SealingParts {
 export class SealingSession {
   readonly #parts: SealingParts;
   #key: Promise<SealKey | null> | undefined;
+  /** The sealed file records, as of the last sync the store recorded (one query per sync, not per search). */
+  #records: { stamp: string | undefined; records: FileRecord[] } | undefined;
   /** Opened sealed files by path, with the hash of the placeholder they were opened from. */
   readonly #opened = new Map<string, { hash: string; index: SealedIndex | null }>();
 
@@ -72,7 +75,7 @@ export class SealingSession {
     scope: MemoryScope,
   ): Promise<{ store: MemoryStore; info: SealedSearchInfo | undefined }> {
     if (scope !== "main") return { store, info: undefined };
-    const records = await store.listFiles({ source: SEALED_SOURCE });
+    const records = await this.#sealedRecords(store);
     if (records.length === 0) return { store, info: undefined };
     let key: SealKey | null = null;
     let reason: string | undefined;
@@ -113,6 +116,15 @@ export class SealingSession {
   /** `response` with {@link SealedSearchInfo} attached when there is any. */
   annotate(response: SearchResponse, info: SealedSearchInfo | undefined): SearchResponse {
     return info ? { ...response, sealed: info } : response;
+  }
+
+  async #sealedRecords(store: MemoryStore): Promise<FileRecord[]> {
+    // Every sync ends by recording its report: while it is the same, so are the sealed files.
+    const stamp = await store.getMeta(LAST_SYNC_META_KEY);
+    if (!this.#records || stamp === undefined || this.#records.stamp !== stamp) {
+      this.#records = { stamp, records: await store.listFiles({ source: SEALED_SOURCE }) };
+    }
+    return this.#records.records;
   }
 
   async #open(record: FileRecord, key: SealKey): Promise<SealedIndex | null> {
