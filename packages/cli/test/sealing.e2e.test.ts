@@ -242,6 +242,19 @@ describe("engram seal / unseal / rekey", () => {
       return counts;
     }
 
+    /** How many files are plain, on A, on B: read from the placeholders alone (cheap, for polling). */
+    async function quick(ws: string): Promise<{ plain: number; a: number; b: number }> {
+      const a = (await resolveSealKey(ws, { ENGRAM_KEY_FILE: keyA }))?.recipient;
+      const counts = { plain: 0, a: 0, b: 0 };
+      for (let i = 0; i < FILES; i++) {
+        const sealed = parseSealed(await readFile(join(ws, pathOf(i)), "utf8"));
+        if (!sealed) counts.plain++;
+        else if (sealed.recipients[0] === a) counts.a++;
+        else counts.b++;
+      }
+      return counts;
+    }
+
     /** Runs the CLI and kills it with SIGKILL as soon as `started` sees its work under way. */
     async function killMidway(
       args: string[],
@@ -272,59 +285,74 @@ describe("engram seal / unseal / rekey", () => {
       const ws = await workspace();
       try {
         const count = async () => check(ws);
+        const poll = async () => quick(ws);
         const stats = { seal: 0, unseal: 0, rekey: 0 };
         const paths = Array.from({ length: FILES }, (_, i) => pathOf(i));
 
-        // Seal: killed once the first files are sealed.
-        if (
-          await killMidway(
-            ["seal", ...paths, "-w", ws],
+        // Each run is killed once `moved` more files changed state than when it started (counted
+        // from the placeholders alone, so polling is cheap), then the invariants are checked.
+        const states: string[] = [];
+        const killAfter = async (
+          args: string[],
+          env: NodeJS.ProcessEnv,
+          field: "plain" | "a" | "b",
+          moved: number,
+        ) => {
+          const at = (await poll())[field] + moved;
+          const killed = await killMidway(
+            [...args, "-w", ws],
+            env,
+            async () => (await poll())[field] >= at,
+          );
+          const now = await count();
+          states.push(`${args[0]} ${killed ? "killed" : "finished"}: ${JSON.stringify(now)}`);
+          return { killed, now };
+        };
+
+        // Seal, killed twice, then finished.
+        for (const moved of [1, 5]) {
+          const { killed, now } = await killAfter(
+            ["seal", ...paths],
             { ENGRAM_KEY_FILE: keyA },
-            async () => (await count()).a > 0,
-          )
-        )
-          stats.seal++;
-        const afterSeal = await count();
-        expect(afterSeal.a + afterSeal.plain).toBe(FILES);
+            "a",
+            moved,
+          );
+          if (killed) stats.seal++;
+          expect(now.a + now.plain).toBe(FILES);
+        }
         expect((await engram(["seal", ...paths, "-w", ws], withKey(keyA))).code).toBe(0);
         expect((await count()).a).toBe(FILES);
 
-        // Rotation A → B: killed once some files are on B; every file is on A or B, whole.
+        // Rotation A → B, killed, the resumed run killed again; every file on A or B, whole.
         const rekeyEnv = { ENGRAM_KEY_FILE: keyA, ENGRAM_NEW_KEY_FILE: keyB };
-        if (await killMidway(["rekey", "-w", ws], rekeyEnv, async () => (await count()).b > 0))
-          stats.rekey++;
-        const mid = await count();
-        expect(mid.a + mid.b).toBe(FILES);
+        let mid = await count();
+        for (const moved of [1, 5]) {
+          const { killed, now } = await killAfter(["rekey"], rekeyEnv, "b", moved);
+          if (killed) stats.rekey++;
+          mid = now;
+          expect(mid.a + mid.b).toBe(FILES);
+        }
         const resumed = await engram(["rekey", "--json", "-w", ws], { env: rekeyEnv });
         expect(resumed.stderr).toBe("");
         if (mid.b < FILES) expect(JSON.parse(resumed.stdout).resumed).toBe(true);
         expect((await count()).b).toBe(FILES);
         await expect(stat(join(ws, ".engram/sealing/rotation.json"))).rejects.toThrow();
 
-        // Unseal with B: killed once the first files are plain.
-        if (
-          await killMidway(
-            ["unseal", ...paths, "-w", ws],
+        // Unseal with B, killed twice, then finished.
+        for (const moved of [1, 5]) {
+          const { killed, now } = await killAfter(
+            ["unseal", ...paths],
             { ENGRAM_KEY_FILE: keyB },
-            async () => (await count()).plain > 0,
-          )
-        )
-          stats.unseal++;
-        const afterUnseal = await count();
-        expect(afterUnseal.plain + afterUnseal.b).toBe(FILES);
+            "plain",
+            moved,
+          );
+          if (killed) stats.unseal++;
+          expect(now.plain + now.b).toBe(FILES);
+        }
         expect((await engram(["unseal", ...paths, "-w", ws], withKey(keyB))).code).toBe(0);
         expect((await count()).plain).toBe(FILES);
         // The kills landed mid-run (the invariants above were checked on half-done work).
-        console.info(
-          "kill -9 mid-run:",
-          stats,
-          "after the seal kill",
-          afterSeal,
-          "rotation kill",
-          mid,
-          "unseal kill",
-          afterUnseal,
-        );
+        console.info("kill -9 mid-run:", stats, states);
       } finally {
         await removeDir(ws);
       }
