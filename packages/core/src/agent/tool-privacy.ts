@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { EngramError } from "../errors.js";
 import type { Memory } from "../memory.js";
 import type { MemoryScope } from "../privacy/scope-sources.js";
@@ -12,6 +13,8 @@ import {
 } from "../workspace/privacy.js";
 import { DEFAULT_MAX_FILE_BYTES, type MemoryFileSlice, readUtf8 } from "../workspace/read.js";
 import { resolveMemoryPath } from "../workspace/sandbox.js";
+import { createTierResolver } from "../workspace/tiers.js";
+import { expects } from "./tool-schema.js";
 
 /**
  * Who the agent tools serve, and whether sensitive long-term memory is open to them:
@@ -47,6 +50,26 @@ export interface ToolPrivacyHost {
   layout?: Pick<Memory["layout"], "personalFiles" | "tiers">;
 }
 
+/** The `unlock` argument of the reading tools (granted only by the host: see {@link ToolPrivacyOptions}). */
+export const unlockArg = v.optional(
+  v.pipe(
+    v.boolean(),
+    v.description(
+      "Ask the host to show sensitive long-term memory withheld from this session (the host decides).",
+    ),
+    v.examples([true]),
+    expects("true or false"),
+  ),
+);
+
+/** The `withheld` field of a result: what was held back, when anything was. */
+export const withheldField = v.optional(
+  v.pipe(
+    v.string(),
+    v.description("What was held back (sensitive long-term memory of a locked session)."),
+  ),
+);
+
 /** Said in place of withheld text. */
 export function withheldMarker(what: string): string {
   return `[withheld: ${what}; the host must unlock this session to show it]`;
@@ -66,14 +89,22 @@ export class ToolPrivacy {
     this.#grant = options.grantUnlock;
   }
 
-  /** True when sensitive long-term content is withheld for this call (asking for a grant if `unlock`). */
-  async locked(tool: string, unlock: boolean | undefined, path?: string): Promise<boolean> {
+  /** True when sensitive long-term content is withheld from this session now. */
+  locked(): boolean {
     if (this.scope !== "main") return true;
-    if (this.#host.config?.privacy?.unlock !== "required" || this.#unlocked) return false;
-    if (unlock && this.#grant && (await this.#grant({ tool, ...(path ? { path } : {}) }))) {
+    return this.#host.config?.privacy?.unlock === "required" && !this.#unlocked;
+  }
+
+  /**
+   * A call asked for `unlock: true`: asks the host's `grantUnlock` (when there is one and the
+   * session is locked); a grant unlocks the rest of the session. Returns whether it is unlocked.
+   */
+  async requestUnlock(tool: string, path?: string): Promise<boolean> {
+    if (this.scope !== "main" || !this.locked()) return !this.locked();
+    if (this.#grant && (await this.#grant({ tool, ...(path ? { path } : {}) }))) {
       this.#unlocked = true;
     }
-    return !this.#unlocked;
+    return !this.locked();
   }
 
   /**
@@ -83,9 +114,9 @@ export class ToolPrivacy {
    */
   async guardHits<
     H extends { path: string; startLine: number; endLine: number; snippet: string; tier: Tier },
-  >(hits: readonly H[], unlock: boolean | undefined): Promise<Array<H & { withheld?: string }>> {
+  >(hits: readonly H[]): Promise<Array<H & { withheld?: string }>> {
     if (this.scope !== "main" || !hits.some((h) => h.tier === "long")) return [...hits];
-    if (!(await this.locked("memory_search", unlock))) return [...hits];
+    if (!this.locked()) return [...hits];
     const texts = new Map<string, string | null>();
     const out: Array<H & { withheld?: string }> = [];
     for (const hit of hits) {
@@ -122,7 +153,6 @@ export class ToolPrivacy {
     tier: Tier,
     from: number | undefined,
     lines: number | undefined,
-    unlock: boolean | undefined,
   ): Promise<MemoryFileSlice & { withheld?: string }> {
     const raw = await this.#read(slice.path);
     if (this.scope === "group") {
@@ -143,7 +173,7 @@ export class ToolPrivacy {
     }
     if (raw === null) return slice;
     const isLong = tier === "long";
-    const locked = isLong && (await this.locked("memory_get", unlock, slice.path));
+    const locked = isLong && this.locked();
     const sealed = parseSealed(raw);
     if (locked) {
       const what = sensitiveWhole(raw);
@@ -218,5 +248,32 @@ function sliceOf(
     startLine: from,
     endLine: from > totalLines ? from - 1 : endLine,
     totalLines,
+  };
+}
+
+/**
+ * `memory` as the tools of a session see it: searches in the session's scope with hits guarded,
+ * reads guarded (see {@link ToolPrivacy}); writes as they are.
+ */
+export function guardedToolsHost<
+  M extends Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> & ToolPrivacyHost,
+>(
+  memory: M,
+  privacy: ToolPrivacy,
+): Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> {
+  const tierOf = memory.layout
+    ? createTierResolver(memory.layout.tiers, memory.config?.defaultTier)
+    : () => "long" as const;
+  return {
+    search: async (query, options = {}) => {
+      const response = await memory.search(query, { ...options, scope: privacy.scope });
+      return { ...response, results: await privacy.guardHits(response.results) };
+    },
+    get: async (path, options = {}) => {
+      const slice = await memory.get(path, options);
+      return privacy.guardSlice(slice, tierOf(slice.path), options.from, options.lines);
+    },
+    appendDaily: (text, options) => memory.appendDaily(text, options),
+    appendLongTerm: (text, options) => memory.appendLongTerm(text, options),
   };
 }
