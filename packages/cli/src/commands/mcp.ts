@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { createMemoryTools, EngramError, type Memory } from "@engram/core";
+import {
+  createMemoryTools,
+  EngramError,
+  guardedToolsHost,
+  type Memory,
+  ToolPrivacy,
+} from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import type { Io } from "../output.js";
@@ -86,12 +92,24 @@ export function registerMcp(program: Command, io: Io): void {
           scope,
           unlocked: flags.unlock === true,
         });
+        // Resources are read through the same privacy guard as memory_get (scope, unlock).
+        const guarded = guardedToolsHost(
+          memory,
+          new ToolPrivacy(memory, { scope, unlocked: flags.unlock === true }),
+        );
+        const files = {
+          workspace: memory.workspace,
+          config: memory.config,
+          layout: memory.layout,
+          clock: memory.clock,
+          get: guarded.get,
+        };
         const info = { name: "engram", version: program.version() ?? "0" };
         const changes = new ResourceChanges(memory.workspace);
         stops.push(() => changes.close());
         const newSession = () => {
           // The user's own client: the main scope; --scope group applies core's group-scope rules.
-          const session = createEngramMcpServer({ tools, memory, scope, readOnly, info });
+          const session = createEngramMcpServer({ tools, memory: files, scope, readOnly, info });
           const forget = changes.add(session.resources);
           session.server.server.onclose = forget;
           session.server.server.onerror = (error) => log(`protocol error: ${error.message}`);
