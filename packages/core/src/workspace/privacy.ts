@@ -32,6 +32,8 @@ export interface PrivateSpan extends LineRange {
  * a typo never leaks a file.
  */
 export function isSensitiveFile(text: string): boolean {
+  // Front matter opens on the first line: most files have none, and need no parsing.
+  if (!text.startsWith("---") && !text.startsWith("\uFEFF---")) return false;
   try {
     const { data } = readFrontMatter(text);
     return data.sensitive === true || data.private === true;
