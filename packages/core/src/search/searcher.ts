@@ -11,7 +11,7 @@ import {
 import { EngramError } from "../errors.js";
 import type { Reranker } from "../model/reranker.js";
 import { publicSource, scopeSources } from "../privacy/scope-sources.js";
-import type { SearchFilter, StoreHit } from "../store/records.js";
+import type { SearchFilter, StoredChunk, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
@@ -62,6 +62,11 @@ export interface SearcherParts {
    * created only when a search asks for one).
    */
   reranker?: Reranker | null | (() => Promise<Reranker | null>);
+  /**
+   * What the reranker may read of each candidate (private spans redacted, sensitive files
+   * withheld: `modelView`); absent: the chunk text.
+   */
+  rerankView?: (chunks: readonly StoredChunk[]) => Promise<string[]>;
   config: EngramConfig["search"];
 }
 
@@ -195,7 +200,12 @@ export async function search(
         query,
         ranked,
         reranker,
-        { candidates: config.rerank.candidates, timeoutMs: config.rerank.timeoutMs, maxResults },
+        {
+          candidates: config.rerank.candidates,
+          timeoutMs: config.rerank.timeoutMs,
+          maxResults,
+          ...(parts.rerankView ? { view: parts.rerankView } : {}),
+        },
         options.signal,
       );
       reordered = result.candidates;
