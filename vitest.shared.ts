@@ -19,6 +19,7 @@ export const workspaceAliases = {
   "@engram/store-memory": pkg("store-memory"),
   "@engram/store-lancedb": pkg("store-lancedb"),
   "@engram/store-qdrant": pkg("store-qdrant"),
+  "@engram/ui": pkg("ui"),
 };
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */

@@ -13,6 +13,7 @@ import { registerReindex } from "./commands/reindex.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
+import { registerUi } from "./commands/ui.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError } from "./output.js";
@@ -59,6 +60,7 @@ export function createProgram(io: Io = processIo): Command {
     registerReindex,
     registerDemo,
     registerBench,
+    registerUi,
   ]) {
     register(program, io);
   }

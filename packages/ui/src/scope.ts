@@ -1,0 +1,54 @@
+import { isSensitiveFile, type MemoryScope, privateRanges } from "@engram/core";
+
+/**
+ * What the page may show of memory in each scope, decided by core's privacy rules. `main` (the
+ * user's own view): everything, private spans marked. `group` (the default, safe to share a
+ * screen): no personal file (`MEMORY.md`, the long-term file, the profile), no file marked
+ * `sensitive: true`, and every private span replaced by {@link REDACTED_LINE}.
+ *
+ * This module is the one place the page applies those rules, so it follows core when they
+ * change (inline private spans and `redactPrivate` are on their way from the privacy work).
+ */
+export type { MemoryScope };
+
+/** What stands in for each line of a private span outside the main scope. */
+export const REDACTED_LINE = "[private]";
+
+/** The scope a request asks for (`?scope=main|group`), else the server's default. */
+export function scopeOf(value: string | undefined, fallback: MemoryScope): MemoryScope {
+  return value === "main" || value === "group" ? value : fallback;
+}
+
+/**
+ * True for a file never shown outside the main scope whatever its content: any `MEMORY.md` and
+ * the layout's personal files (its long-term file, the user profile).
+ */
+export function isPersonalFile(path: string, personalFiles: readonly string[]): boolean {
+  return path.slice(path.lastIndexOf("/") + 1) === "MEMORY.md" || personalFiles.includes(path);
+}
+
+/** Why a file is not shown in the group scope, or null when its public view may be shown. */
+export function hiddenInGroup(
+  path: string,
+  text: string,
+  personalFiles: readonly string[],
+): "personal" | "sensitive" | null {
+  if (isPersonalFile(path, personalFiles)) return "personal";
+  if (isSensitiveFile(text)) return "sensitive";
+  return null;
+}
+
+/**
+ * The public view of `text`: every line of a private span (markers included) replaced by
+ * {@link REDACTED_LINE}, so the result has exactly the lines of `text` at the same numbers.
+ */
+export function publicView(text: string): string {
+  const ranges = privateRanges(text);
+  if (ranges.length === 0) return text;
+  const lines = text.split("\n");
+  for (const r of ranges) {
+    for (let n = r.startLine; n <= r.endLine && n <= lines.length; n++)
+      lines[n - 1] = REDACTED_LINE;
+  }
+  return lines.join("\n");
+}
