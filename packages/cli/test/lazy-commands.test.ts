@@ -6,9 +6,11 @@ import { engram, removeDir, tempDir } from "./helpers.js";
 
 const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs")).href;
 
-/** Modules only `engram mcp` and `engram bench` need: loading them costs every command ~0.45 s. */
+/** Modules only `engram mcp`, `engram ui` and `engram bench` need: loading them costs every command. */
 const HEAVY = [
   /@modelcontextprotocol/,
+  /\/hono\//,
+  /\/packages\/ui\/dist\//,
   /\/mcp-server\.js$/,
   /\/bench\/(beir|locomo|perf|synth)\.js$/,
 ];

@@ -31,7 +31,9 @@ export function createApp(ctx: UiContext, assets: Assets, streams: Set<() => voi
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
       },
-      referrerPolicy: "no-referrer",
+      // Not no-referrer: under it, browsers send `Origin: null` with the page's own form posts,
+      // which the origin check refuses. same-origin sends nothing to other sites.
+      referrerPolicy: "same-origin",
       // Plain HTTP on this machine: HSTS would only confuse other local servers.
       strictTransportSecurity: false,
       crossOriginResourcePolicy: "same-origin",

@@ -4,15 +4,15 @@ import { isSensitiveFile, type MemoryScope, privateRanges } from "@engram/core";
  * What the page may show of memory in each scope, decided by core's privacy rules. `main` (the
  * user's own view): everything, private spans marked. `group` (the default, safe to share a
  * screen): no personal file (`MEMORY.md`, the long-term file, the profile), no file marked
- * `sensitive: true`, and every private span replaced by {@link REDACTED_LINE}.
+ * `sensitive: true`, and every private span replaced by {@link REDACTED}.
  *
  * This module is the one place the page applies those rules, so it follows core when they
  * change (inline private spans and `redactPrivate` are on their way from the privacy work).
  */
 export type { MemoryScope };
 
-/** What stands in for each line of a private span outside the main scope. */
-export const REDACTED_LINE = "[private]";
+/** What stands in for a private span outside the main scope (its other lines are left blank). */
+export const REDACTED = "[private]";
 
 /** The scope a request asks for (`?scope=main|group`), else the server's default. */
 export function scopeOf(value: string | undefined, fallback: MemoryScope): MemoryScope {
@@ -39,16 +39,18 @@ export function hiddenInGroup(
 }
 
 /**
- * The public view of `text`: every line of a private span (markers included) replaced by
- * {@link REDACTED_LINE}, so the result has exactly the lines of `text` at the same numbers.
+ * The public view of `text`: each private span (markers included) becomes {@link REDACTED} on
+ * its first line and blank lines after it, so the result has exactly the lines of `text` at the
+ * same numbers (as core's `redactPrivate` does for inline spans).
  */
 export function publicView(text: string): string {
   const ranges = privateRanges(text);
   if (ranges.length === 0) return text;
   const lines = text.split("\n");
   for (const r of ranges) {
-    for (let n = r.startLine; n <= r.endLine && n <= lines.length; n++)
-      lines[n - 1] = REDACTED_LINE;
+    for (let n = r.startLine; n <= r.endLine && n <= lines.length; n++) {
+      lines[n - 1] = n === r.startLine ? REDACTED : "";
+    }
   }
   return lines.join("\n");
 }

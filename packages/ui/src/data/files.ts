@@ -45,7 +45,7 @@ export async function readFileView(
       403,
       "MAIN_SCOPE_ONLY",
       `${slice.path} is ${hidden === "personal" ? "personal memory" : "marked sensitive"}: shown in the main scope only`,
-      "choose the main scope (the lock in the header) to see it",
+      "choose the main scope (the scope switch in the header) to see it",
     );
   }
   return { path: slice.path, text: publicView(slice.text), totalLines: slice.totalLines, tier };

@@ -29,7 +29,7 @@ export function curateNeedsMainScope(page: PageContext): Html {
   const main = { ...page, scope: "main" as const };
   return html`<h1>Curate</h1>
 <p class="notice-line">Curation shows and changes memory itself, private parts included: it is available in the main scope only.</p>
-<p><a class="button" href="${href(main, "/curate")}">🔓 Switch to the main scope</a></p>`;
+<p><a class="button" href="${href(main, "/curate")}">Switch to the main scope</a></p>`;
 }
 
 function lifecycleSection(page: PageContext, plan: ShownPlan): Html {

@@ -49,7 +49,7 @@ export function layout(page: PageContext, options: LayoutOptions, body: Html): H
       page.scope === "main"
         ? "Main scope: personal memory and private spans are shown. Click to hide them."
         : "Group scope: personal memory and private spans are hidden. Click to show them."
-    }">${page.scope === "main" ? "🔓 main scope" : "🔒 group scope"}</a>
+    }">${page.scope === "main" ? "main scope: private shown" : "group scope: private hidden"}</a>
     <span class="live" id="live" title="live updates">●</span>
   </div>
 </header>

@@ -26,7 +26,7 @@ function logView(page: PageContext, log: TimelineLog): Html {
   const head = html`<header class="log-head"><a href="${fileLink}">${log.path}</a>
     <span class="tier tier-${log.tier}">${log.tier}</span> <span class="muted">${formatBytes(log.size)}</span></header>`;
   if (log.hidden) {
-    return html`<article class="log hidden-log">${head}<p class="muted">🔒 ${
+    return html`<article class="log hidden-log">${head}<p class="muted">${
       log.hidden === "sensitive" ? "Marked sensitive" : "Personal memory"
     }: shown in the main scope only.</p></article>`;
   }
