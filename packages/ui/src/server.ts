@@ -10,6 +10,11 @@ import { LiveEvents } from "./events.js";
 import { isLoopback } from "./security/hosts.js";
 import { createSecrets } from "./security/secrets.js";
 
+/** When the watcher starts after the first page was served (its assets load meanwhile). */
+const WATCH_GRACE_MS = 1_000;
+/** When it starts if no page is asked for. */
+const WATCH_IDLE_MS = 3_000;
+
 /** How to serve the page. */
 export interface UiOptions {
   /** The workspace's memory (opened by the caller, e.g. the CLI with its store and providers). */
@@ -47,6 +52,12 @@ export interface UiServer {
   origin: string;
   /** The bearer token scripts send. */
   token: string;
+  /**
+   * Resolves once the watcher is delivering changes (at once without one). It starts a second
+   * after the first page was served (or 3 s after the start): its first crawl of a large
+   * workspace takes seconds and would slow the first page.
+   */
+  watching: Promise<void>;
   /** Stop serving: ends event streams, stops the watcher. Does not close the memory. */
   close(): Promise<void>;
 }
@@ -93,7 +104,39 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   events.subscribe(() => listing.invalidate());
   const streams = new Set<() => void>();
   const app = createApp(ctx, assets, streams);
-  const server = createAdaptorServer({ fetch: app.fetch });
+  // The watcher's first crawl of a large workspace takes seconds (10,000 files: ~3.5 s here) and
+  // slows every request while it runs, so it starts once the first page is out (after a grace
+  // for that page's stylesheet and script), or after a while if no page comes.
+  let startWatch: () => void = () => {};
+  let watchTimer: NodeJS.Timeout | undefined;
+  const watching = new Promise<void>((resolve) => {
+    if (options.watch === false) return resolve();
+    let started = false;
+    startWatch = () => {
+      if (started) return;
+      started = true;
+      if (watchTimer) clearTimeout(watchTimer);
+      events
+        .watch(memory, () => listing.invalidate())
+        .catch(() => {
+          // Reported through the watcher's heartbeat (the health page); the page still serves.
+        })
+        .then(resolve);
+    };
+    watchTimer = setTimeout(startWatch, WATCH_IDLE_MS);
+  });
+  let served = false;
+  const server = createAdaptorServer({
+    fetch: async (request, env) => {
+      const response = await app.fetch(request, env);
+      if (!served) {
+        served = true;
+        if (watchTimer) clearTimeout(watchTimer);
+        watchTimer = setTimeout(startWatch, WATCH_GRACE_MS);
+      }
+      return response;
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       reject(
@@ -116,12 +159,12 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
       resolve();
     });
   });
+  // The timeline's first request needs the workspace listing: start it now, while the watcher
+  // starts and the URL is printed, so the page opens without waiting for a walk of the tree.
+  listing.files().catch(() => undefined);
   const address = server.address() as AddressInfo;
   ctx.port = address.port;
   ctx.cookieName = `engram_ui_${address.port}`;
-  if (options.watch !== false) {
-    await events.watch(memory, () => listing.invalidate());
-  }
   const shownHost = host.includes(":")
     ? `[${host}]`
     : host === "0.0.0.0" || host === "::"
@@ -133,8 +176,10 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
     url: `${origin}/timeline?token=${secrets.token}`,
     origin,
     token: secrets.token,
+    watching,
     close() {
       closing ??= (async () => {
+        if (watchTimer) clearTimeout(watchTimer);
         for (const stop of [...streams]) stop();
         await events.close();
         await new Promise<void>((resolve) => {

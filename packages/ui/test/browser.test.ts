@@ -81,6 +81,7 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
   });
 
   it("shows an agent's write live, without a reload", async () => {
+    await s.ui.watching;
     await s.memory.appendDaily("Live note from the agent: 实时更新");
     await page.getByText("Live note from the agent: 实时更新").waitFor({ timeout: 20_000 });
     await shot("timeline-live");
