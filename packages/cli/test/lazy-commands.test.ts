@@ -11,7 +11,8 @@ const HEAVY = [
   /@modelcontextprotocol/,
   /\/hono\//,
   /\/packages\/ui\/dist\//,
-  /\/mcp-server\.js$/,
+  /\/dist\/mcp\//,
+  /\/node_modules\/zod\//,
   /\/bench\/(beir|locomo|perf|synth)\.js$/,
 ];
 
