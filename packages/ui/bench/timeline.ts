@@ -32,6 +32,7 @@ import { sqliteStore } from "@engram/store-sqlite";
 import { WorkspaceListing } from "../src/data/listing.js";
 import { buildTimeline } from "../src/data/timeline.js";
 import { startUi } from "../src/index.js";
+import { CHROMIUM, launchChromium } from "../test/chromium.js";
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +43,6 @@ const { values } = parseArgs({
 });
 const FILES = Number(values.files);
 const RUNS = Number(values.runs);
-const CHROMIUM = "/usr/bin/chromium";
 
 const rand = seededRandom(20261125);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
@@ -116,21 +116,7 @@ async function main(): Promise<void> {
     `workspace: ${scanned} files (generated in ${Math.round(generateMs)} ms, indexed in ${Math.round(syncMs)} ms)`,
   );
 
-  const browser = existsSync(CHROMIUM)
-    ? await (await import("playwright-core")).chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      })
-    : null;
+  const browser = existsSync(CHROMIUM) ? await launchChromium() : null;
   if (!browser) console.error(`no ${CHROMIUM}: the browser figure is left out`);
 
   const scan: number[] = [];

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consolidation } from "../src/curation/consolidation.js";
+import { CHROMIUM, launchChromium } from "./chromium.js";
 import { day, startSample } from "./fixtures.js";
 
 /**
@@ -11,7 +12,6 @@ import { day, startSample } from "./fixtures.js";
  * does) driven by playwright-core, never a browser Playwright downloads. One browser and one page
  * for the whole file; screenshots of every page go to `test-results/screenshots/`.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const present = existsSync(CHROMIUM);
 const SKIP_REASON = `${CHROMIUM} is absent (install it: apt-get install -y chromium)`;
 if (!present) {
@@ -35,20 +35,7 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
     s = await startSample({ watch: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // The flags this machine needs (no sandbox as root, no GPU, no network beyond loopback).
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.setDefaultTimeout(10_000);
     page.on("dialog", (dialog) => void dialog.accept());

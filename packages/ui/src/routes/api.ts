@@ -2,14 +2,14 @@ import { EngramError, promotionCandidates, readAudit } from "@engram/core";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { UiContext, UiEnv } from "../context.js";
-import type { LineTarget } from "../curation/consolidation.js";
-import { applyApprovedMoves, showLifecyclePlan, undoLifecycle } from "../curation/lifecycle.js";
+import { showLifecyclePlan } from "../curation/lifecycle.js";
 import { readFileView } from "../data/files.js";
 import { runSearch } from "../data/search.js";
 import { buildTiers, listFolder } from "../data/tiers.js";
 import { buildTimeline } from "../data/timeline.js";
 import { describeError, UiRefusal } from "../errors.js";
 import type { LiveEvent } from "../events.js";
+import { WRITES } from "./writes.js";
 
 /** How often an idle event stream says it is alive (proxies and browsers drop silent ones). */
 const KEEPALIVE_MS = 15_000;
@@ -111,29 +111,6 @@ export function registerApi(app: Hono<UiEnv>, ctx: UiContext, streams: Set<() =>
       return showLifecyclePlan(ctx.memory);
     }),
   );
-  app.post(
-    "/api/lifecycle/apply",
-    run(async (c) => {
-      main(c);
-      const body = await jsonBody(c);
-      const approve = Array.isArray(body.approve)
-        ? body.approve.filter((v): v is string => typeof v === "string")
-        : [];
-      const done = await applyApprovedMoves(ctx.memory, approve);
-      changed(done.result.paths);
-      return done;
-    }),
-  );
-  app.post(
-    "/api/lifecycle/undo",
-    run(async (c) => {
-      main(c);
-      const result = await undoLifecycle(ctx.memory);
-      changed(result.paths);
-      return result;
-    }),
-  );
-
   app.get(
     "/api/consolidation/plan",
     run(async (c) => {
@@ -141,75 +118,17 @@ export function registerApi(app: Hono<UiEnv>, ctx: UiContext, streams: Set<() =>
       return ctx.consolidation.plan(ctx.memory);
     }),
   );
-  app.post(
-    "/api/consolidation/apply",
-    run(async (c) => {
-      main(c);
-      const body = await jsonBody(c);
-      const approve = Array.isArray(body.approve)
-        ? body.approve.filter((v): v is string => typeof v === "string")
-        : [];
-      const done = await ctx.consolidation.applyApproved(ctx.memory, approve);
-      changed(done.paths);
-      return done;
-    }),
-  );
-  app.post(
-    "/api/consolidation/undo",
-    run(async (c) => {
-      main(c);
-      const done = await ctx.consolidation.undo(ctx.memory);
-      changed(done.paths);
-      return done;
-    }),
-  );
-  app.post(
-    "/api/forget",
-    run(async (c) => {
-      main(c);
-      const body = await jsonBody(c);
-      const done = await ctx.consolidation.forget(
-        ctx.memory,
-        lineTarget(body),
-        String(body.reason ?? ""),
-      );
-      changed(done.paths);
-      return done;
-    }),
-  );
-  app.post(
-    "/api/forget/undo",
-    run(async (c) => {
-      main(c);
-      const done = await ctx.consolidation.undoForget(ctx.memory);
-      changed(done.paths);
-      return done;
-    }),
-  );
-  app.post(
-    "/api/update",
-    run(async (c) => {
-      main(c);
-      const body = await jsonBody(c);
-      const done = await ctx.consolidation.update(
-        ctx.memory,
-        lineTarget(body),
-        String(body.text ?? ""),
-        String(body.reason ?? ""),
-      );
-      changed(done.paths);
-      return done;
-    }),
-  );
-  app.post(
-    "/api/update/undo",
-    run(async (c) => {
-      main(c);
-      const done = await ctx.consolidation.undoUpdate(ctx.memory);
-      changed(done.paths);
-      return done;
-    }),
-  );
+  for (const write of WRITES) {
+    app.post(
+      `/api/${write.name}`,
+      run(async (c) => {
+        main(c);
+        const done = await write.run(ctx, await jsonBody(c));
+        changed(done.paths);
+        return done.result;
+      }),
+    );
+  }
 
   app.get(
     "/api/audit",
@@ -268,32 +187,12 @@ export function registerApi(app: Hono<UiEnv>, ctx: UiContext, streams: Set<() =>
   );
 }
 
-/** Lines named by a request body: `path`, `startLine`, `endLine` (numbers or digit strings). */
-export function lineTarget(body: Record<string, unknown>): LineTarget {
-  const path = typeof body.path === "string" ? body.path : "";
-  const startLine = Number(body.startLine);
-  const endLine = Number(body.endLine ?? body.startLine);
-  if (
-    !path ||
-    !Number.isInteger(startLine) ||
-    !Number.isInteger(endLine) ||
-    startLine < 1 ||
-    endLine < startLine
-  ) {
-    throw new EngramError(
-      "INVALID_ARGUMENT",
-      "name the lines as path, startLine and endLine (1-based, endLine ≥ startLine)",
-      {
-        hint: 'for example { "path": "MEMORY.md", "startLine": 12, "endLine": 14 }',
-      },
-    );
-  }
-  return { path, startLine, endLine };
-}
-
+/** The request's JSON object (an empty body is `{}`: undo needs nothing). */
 async function jsonBody(c: Context<UiEnv>): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
   try {
-    const body = await c.req.json();
+    const body = JSON.parse(text);
     if (body && typeof body === "object" && !Array.isArray(body))
       return body as Record<string, unknown>;
   } catch {
