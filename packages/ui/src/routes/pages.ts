@@ -146,7 +146,8 @@ async function consolidationState(ctx: UiContext): Promise<CurateData["consolida
   if (!ctx.consolidation.available)
     return { unavailable: ctx.consolidation.missing ?? "not in this build" };
   try {
-    return { plan: await ctx.consolidation.plan(ctx.memory) };
+    const plan = await ctx.consolidation.plan(ctx.memory);
+    return plan ? { plan } : { unplanned: true };
   } catch (error) {
     return { error: describeError(error).body.error.message };
   }
@@ -175,6 +176,8 @@ function noticeOf(c: Context<UiEnv>): string | null {
       return `Undid apply ${q.id ?? ""}: ${q.n ?? "?"} move(s) reversed.`;
     case "nothing":
       return "Nothing to do.";
+    case "planned":
+      return "Planned a consolidation pass: review its operations below.";
     case "consolidated":
       return `Applied ${q.n ?? "?"} operation(s).`;
     case "unconsolidated":

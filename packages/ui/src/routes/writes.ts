@@ -42,6 +42,13 @@ export const WRITES: ReadonlyArray<{
     },
   },
   {
+    name: "consolidation/plan",
+    run: async (ctx) => {
+      const done = await ctx.consolidation.makePlan(ctx.memory);
+      return { paths: [], result: done, back: { path: "/curate", query: { notice: "planned" } } };
+    },
+  },
+  {
     name: "consolidation/apply",
     run: async (ctx, input) => {
       const approve = strings(input.approve);

@@ -7,7 +7,11 @@ import { cite, formFields, type Html, href, html, type PageContext } from "./htm
 export interface CurateData {
   lifecycle: ShownPlan;
   /** The consolidation plan, or why there is none. */
-  consolidation: { plan: ShownConsolidation } | { unavailable: string } | { error: string };
+  consolidation:
+    | { plan: ShownConsolidation }
+    | { unplanned: true }
+    | { unavailable: string }
+    | { error: string };
   candidates: CandidatesResult;
   audit: AuditEntry[];
   /** The outcome of the action that led here. */
@@ -83,6 +87,15 @@ function consolidationSection(page: PageContext, state: CurateData["consolidatio
   if ("unavailable" in state) {
     return html`<section class="plan" id="consolidation"><h2>Consolidation plan</h2>
 <p class="notice-line">Not available: ${state.unavailable}.</p></section>`;
+  }
+  if ("unplanned" in state) {
+    return html`<section class="plan" id="consolidation"><h2>Consolidation plan</h2>
+<p class="muted">A pass reads the notes since the last one and proposes ADD / UPDATE / SUPERSEDE / MERGE operations for long-term memory. With a language model configured, planning spends tokens, so it runs when asked.</p>
+${
+  page.readOnly
+    ? ""
+    : html`<form method="post" action="/actions/consolidation/plan" class="inline">${formFields(page)}<button type="submit" class="primary">Plan a consolidation pass</button></form>`
+}</section>`;
   }
   if ("error" in state) {
     return html`<section class="plan" id="consolidation"><h2>Consolidation plan</h2>

@@ -60,7 +60,12 @@ function resultView(page: PageContext, r: ExplainedResult): Html {
   const where = cite(r.path, r.startLine, r.endLine);
   const link = href(page, "/file", { path: r.path, lines: `${r.startLine}-${r.endLine}` }, "#hl");
   return html`<li class="result">
-  <div class="result-head"><a class="cite" href="${link}">${where}</a>
+  <div class="result-head">${
+    // Transcripts are searchable but not memory files: the file page does not open them.
+    r.source === "memory"
+      ? html`<a class="cite" href="${link}">${where}</a>`
+      : html`<span class="cite">${where}</span>`
+  }
     <span class="tier tier-${r.tier}">${r.tier}</span>
     <span class="score" title="fused score, 0–1">${r.score.toFixed(3)}</span></div>
   ${r.headings.length ? html`<div class="headings muted">${r.headings.join(" › ")}</div>` : ""}
