@@ -122,12 +122,12 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
     // Curation needs the main scope: the page says so and links to it.
     await page.getByRole("link", { name: /Switch to the main scope/ }).click();
     await page.waitForURL(/\/curate\?scope=main/);
-    const moves = page.locator("li.move");
+    const moves = page.locator("#lifecycle li.move");
     expect(await moves.count()).toBe(4);
     const froms = await moves.locator("code").evaluateAll((els) => els.map((e) => e.textContent));
     await moves.nth(0).getByRole("checkbox").check();
     await moves.nth(2).getByRole("checkbox").check();
-    expect(await page.locator("[data-count]").first().textContent()).toBe("2 of 4 approved");
+    expect(await page.locator("#lifecycle [data-count]").textContent()).toBe("2 of 4 approved");
     await shot("curate-plan");
     await page.getByRole("button", { name: "Apply approved moves" }).click();
     await page.locator(".flash").waitFor();
@@ -141,20 +141,52 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
     expect(await exists(logOf(2))).toBe(false);
     expect(await exists(logOf(1))).toBe(true);
     expect(await exists(logOf(3))).toBe(true);
-    expect(await page.locator("li.move").count()).toBe(2);
+    expect(await page.locator("#lifecycle li.move").count()).toBe(2);
     expect(await page.locator("#audit").textContent()).toContain("committed");
     await shot("curate-applied");
 
     await page.getByRole("button", { name: "Undo the last apply" }).click();
     await page.locator(".flash", { hasText: "Undid apply" }).waitFor();
     for (let i = 0; i < 4; i++) expect(await exists(logOf(i))).toBe(true);
-    expect(await page.locator("li.move").count()).toBe(4);
+    expect(await page.locator("#lifecycle li.move").count()).toBe(4);
     await shot("curate-undone");
   });
 
+  // Consolidation comes with core's curation API; until it is there the page says what is missing.
+  it.skipIf(!consolidation.available)(
+    `shows the consolidation plan with a diff per file, applies it and undoes it${
+      consolidation.available ? "" : ` (SKIPPED: ${consolidation.missing})`
+    }`,
+    async () => {
+      const before = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
+      await page.goto(`${s.ui.origin}/curate?scope=main`);
+      const ops = page.locator("#consolidation li.move");
+      const count = await ops.count();
+      expect(count).toBeGreaterThan(1);
+      expect(await page.locator("#consolidation details.diff summary").allTextContents()).toContain(
+        "MEMORY.md",
+      );
+      // Core applies a plan whole: approving only some operations is refused, nothing written.
+      await ops.nth(0).getByRole("checkbox").check();
+      await page.getByRole("button", { name: "Apply approved operations" }).click();
+      await page.getByText(/cannot apply only some of its operations/).waitFor();
+      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(before);
+      await shot("consolidation-partial-refused");
+      await page.goto(`${s.ui.origin}/curate?scope=main`);
+      await page.locator("#consolidation").getByRole("button", { name: "approve all" }).click();
+      await page.getByRole("button", { name: "Apply approved operations" }).click();
+      await page.locator(".flash", { hasText: `Applied ${count} operation(s)` }).waitFor();
+      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).not.toBe(before);
+      await shot("consolidation-applied");
+      await page.getByRole("button", { name: "Undo the last consolidation" }).click();
+      await page.locator(".flash", { hasText: "Undid the last consolidation" }).waitFor();
+      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(before);
+    },
+  );
+
   // Forget and edit come with core's curation API; until it is there the page hides them.
   it.skipIf(!consolidation.available)(
-    `forgets a line of long-term memory with a reason, and brings it back${
+    `forgets a line of long-term memory with a reason and brings it back, then edits it and undoes the edit${
       consolidation.available ? "" : ` (SKIPPED: ${consolidation.missing})`
     }`,
     async () => {
@@ -172,6 +204,22 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
       await page.locator(".flash", { hasText: "Brought back" }).waitFor();
       expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toContain("db-staging-2");
       await shot("forget-undone");
+
+      // Edit the same line with a reason; the old text goes to the archive; undo puts it back.
+      const original = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
+      await page.goto(
+        `${s.ui.origin}/file?path=MEMORY.md&raw=1&scope=main&lines=${line + 1}-${line + 1}&edit=1`,
+      );
+      const form = page.locator(".edit-form");
+      await form.locator("textarea").fill("The staging database is db-staging-3 (moved 2026-11).");
+      await form.getByPlaceholder(/why/).fill("the database moved");
+      await form.getByRole("button", { name: "Save edit" }).click();
+      await page.locator(".flash", { hasText: "Saved the edit" }).waitFor();
+      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toContain("db-staging-3");
+      await shot("edit-done");
+      await page.getByRole("button", { name: "Undo the edit" }).click();
+      await page.locator(".flash", { hasText: "Undid the edit" }).waitFor();
+      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(original);
     },
   );
 

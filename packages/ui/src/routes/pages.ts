@@ -85,7 +85,10 @@ export function registerPages(app: Hono<UiEnv>, ctx: UiContext): void {
         file.path,
         fileView(page(c), file, {
           ...(lines ? { lines } : {}),
-          ...(notice === "forgotten" || notice === "unforgotten" || notice === "updated"
+          ...(notice === "forgotten" ||
+          notice === "unforgotten" ||
+          notice === "updated" ||
+          notice === "unupdated"
             ? { notice }
             : {}),
           rawView: c.req.query("raw") === "1",

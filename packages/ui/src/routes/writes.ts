@@ -103,7 +103,7 @@ export const WRITES: ReadonlyArray<{
     name: "update/undo",
     run: async (ctx, input) => {
       const done = await ctx.consolidation.undoUpdate(ctx.memory);
-      return { paths: done.paths, result: done, back: onFile(text(input.path), "unforgotten") };
+      return { paths: done.paths, result: done, back: onFile(text(input.path), "unupdated") };
     },
   },
 ];

@@ -121,7 +121,11 @@ ${writable ? html`<form method="post" action="/actions/consolidation/apply" clas
   )}
   </ul>
   ${writable ? html`${plan.operations.length ? html`<button type="submit" class="primary">Apply approved operations</button>` : ""}</form>` : html`</div>`}
-${plan.diffs.map((d) => html`<details class="diff" open><summary>${d.path}</summary>${diffView(d.diff)}</details>`)}
+${plan.diffs.map(
+  // Memory files open; the pass's own state and report files stay folded.
+  (d) =>
+    html`<details class="diff"${d.path.endsWith(".md") && !d.path.includes("/dreams/") ? " open" : ""}><summary>${d.path}</summary>${diffView(d.diff)}</details>`,
+)}
 ${plan.refused.map((r) => html`<p class="muted">refused ${r.op} (${r.code}): ${r.why}</p>`)}
 ${
   writable
@@ -170,8 +174,9 @@ ${result.projects.map(
 
 function auditSection(audit: AuditEntry[]): Html {
   if (audit.length === 0) return html``;
+  // Steps are many and say little here: the starts, commits and roll-backs tell the story.
   const shown = audit
-    .filter((e) => e.event !== "step")
+    .filter((e) => !/step$/.test(e.event))
     .slice(-20)
     .reverse();
   return html`<section id="audit"><h2>Audit log <small>.engram/lifecycle/audit.jsonl</small></h2>

@@ -14,7 +14,7 @@ export interface FileViewOptions {
   /** Whether forget/edit controls are offered (main scope, writable, long-term, API present). */
   curate: boolean;
   /** The outcome of a forget or edit that led here: said, with its undo. */
-  notice?: "forgotten" | "unforgotten" | "updated";
+  notice?: "forgotten" | "unforgotten" | "updated" | "unupdated";
 }
 
 /** One memory file, rendered or raw, the cited lines highlighted. */
@@ -124,8 +124,12 @@ function noticeView(
   file: FileView,
   notice: NonNullable<FileViewOptions["notice"]>,
 ): Html {
-  if (notice === "unforgotten") {
-    return html`<p class="flash" role="status">Brought back what the last forget removed.</p>`;
+  if (notice === "unforgotten" || notice === "unupdated") {
+    const said =
+      notice === "unforgotten"
+        ? "Brought back what the last forget removed."
+        : "Undid the edit: the old text is back.";
+    return html`<p class="flash" role="status">${said}</p>`;
   }
   const [text, action, label] =
     notice === "forgotten"
