@@ -112,7 +112,11 @@ export function registerPages(app: Hono<UiEnv>, ctx: UiContext): void {
     if (!params.q?.trim()) return send(c, "Search", searchView(page(c), params, null, null));
     try {
       const response = await runSearch(ctx.memory, params, c.get("scope"));
-      return send(c, `Search: ${params.q}`, searchView(page(c), params, response, null));
+      // Live changes only say so here: refreshing would search again, and every search counts
+      // as a recall (promotion candidates, the recall guard).
+      return send(c, `Search: ${params.q}`, searchView(page(c), params, response, null), {
+        live: "notice",
+      });
     } catch (error) {
       const { status, body } = describeError(error);
       return send(c, "Search", searchView(page(c), params, null, body.error.message), {}, status);
