@@ -20,6 +20,9 @@ export class LiveEvents {
   #pending = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #watcher: Watcher | undefined;
+  /** A watcher start waiting for its moment ({@link LiveEvents.watchLater}). */
+  #pendingStart: { timer: NodeJS.Timeout | undefined; settle: () => void } | undefined;
+  #closed = false;
 
   /** Call `listener` for every event until the returned function is called. */
   subscribe(listener: (event: LiveEvent) => void): () => void {
@@ -47,7 +50,8 @@ export class LiveEvents {
    * Start core's watcher on `memory`: `onChange` runs for each file event (before the listeners
    * hear of it), and each sync the watcher runs is announced.
    */
-  watch(memory: Memory, onChange: () => void): Promise<void> {
+  async watch(memory: Memory, onChange: () => void): Promise<void> {
+    if (this.#closed) return;
     const watcher = memory.watch({
       onChange: (_event, file) => {
         onChange();
@@ -71,8 +75,53 @@ export class LiveEvents {
     return watcher.ready;
   }
 
-  /** Stop the watcher and drop pending events. */
+  /**
+   * {@link LiveEvents.watch}, later: `graceMs` after the first page was served (call
+   * `pageServed`), or `idleMs` from now if no page comes. The watcher's first crawl of a large
+   * workspace takes seconds and slows every request while it runs. `ready` resolves once the
+   * watcher delivers changes (or it failed to start, or the events were closed first).
+   */
+  watchLater(
+    memory: Memory,
+    onChange: () => void,
+    timing: { graceMs: number; idleMs: number },
+  ): { ready: Promise<void>; pageServed(): void } {
+    let settle: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    let served = false;
+    const pending = { timer: undefined as NodeJS.Timeout | undefined, settle };
+    const start = () => {
+      if (this.#pendingStart !== pending) return;
+      this.#pendingStart = undefined;
+      this.watch(memory, onChange)
+        .catch(() => {
+          // Reported through the watcher's heartbeat (the health page); the page still serves.
+        })
+        .then(settle);
+    };
+    pending.timer = setTimeout(start, timing.idleMs);
+    this.#pendingStart = pending;
+    return {
+      ready,
+      pageServed: () => {
+        if (served || this.#pendingStart !== pending) return;
+        served = true;
+        clearTimeout(pending.timer);
+        pending.timer = setTimeout(start, timing.graceMs);
+      },
+    };
+  }
+
+  /** Stop the watcher (or its pending start) and drop pending events. */
   async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#pendingStart) {
+      clearTimeout(this.#pendingStart.timer);
+      this.#pendingStart.settle();
+      this.#pendingStart = undefined;
+    }
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#listeners.clear();

@@ -104,36 +104,11 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   events.subscribe(() => listing.invalidate());
   const streams = new Set<() => void>();
   const app = createApp(ctx, assets, streams);
-  // The watcher's first crawl of a large workspace takes seconds (10,000 files: ~3.5 s here) and
-  // slows every request while it runs, so it starts once the first page is out (after a grace
-  // for that page's stylesheet and script), or after a while if no page comes.
-  let startWatch: () => void = () => {};
-  let watchTimer: NodeJS.Timeout | undefined;
-  const watching = new Promise<void>((resolve) => {
-    if (options.watch === false) return resolve();
-    let started = false;
-    startWatch = () => {
-      if (started) return;
-      started = true;
-      if (watchTimer) clearTimeout(watchTimer);
-      events
-        .watch(memory, () => listing.invalidate())
-        .catch(() => {
-          // Reported through the watcher's heartbeat (the health page); the page still serves.
-        })
-        .then(resolve);
-    };
-    watchTimer = setTimeout(startWatch, WATCH_IDLE_MS);
-  });
-  let served = false;
+  let pageServed = () => {};
   const server = createAdaptorServer({
     fetch: async (request, env) => {
       const response = await app.fetch(request, env);
-      if (!served) {
-        served = true;
-        if (watchTimer) clearTimeout(watchTimer);
-        watchTimer = setTimeout(startWatch, WATCH_GRACE_MS);
-      }
+      pageServed();
       return response;
     },
   });
@@ -163,6 +138,16 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   // starts and the URL is printed, so the page opens without waiting for a walk of the tree.
   listing.files().catch(() => undefined);
   const address = server.address() as AddressInfo;
+  // The watcher starts once the first page is out (its first crawl would slow that page).
+  let watching = Promise.resolve();
+  if (options.watch !== false) {
+    const later = events.watchLater(memory, () => listing.invalidate(), {
+      graceMs: WATCH_GRACE_MS,
+      idleMs: WATCH_IDLE_MS,
+    });
+    watching = later.ready;
+    pageServed = later.pageServed;
+  }
   ctx.port = address.port;
   ctx.cookieName = `engram_ui_${address.port}`;
   const shownHost = host.includes(":")
@@ -179,7 +164,6 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
     watching,
     close() {
       closing ??= (async () => {
-        if (watchTimer) clearTimeout(watchTimer);
         for (const stop of [...streams]) stop();
         await events.close();
         await new Promise<void>((resolve) => {

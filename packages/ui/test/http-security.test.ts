@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startUi } from "../src/index.js";
 import { type Answer, request, startSample } from "./fixtures.js";
 
 /**
@@ -22,6 +23,13 @@ describe("engram ui over HTTP: token, host, origin, CSRF", () => {
     expect(s.ui.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(s.ui.url).toBe(`${s.ui.origin}/timeline?token=${s.ui.token}`);
     expect(s.ui.token.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it("a port in use is refused with the fix, leaving nothing running", async () => {
+    await expect(startUi({ memory: s.memory, port: s.port })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      hint: expect.stringContaining("--port"),
+    });
   });
 
   it("no token, or a wrong one → 401, on pages and on the API", async () => {
