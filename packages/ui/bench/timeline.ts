@@ -17,6 +17,8 @@
  * - `browser`: Chromium (Debian's, when /usr/bin/chromium is there) opening the printed URL of
  *   a freshly started server until the page's load event (token → cookie redirect, HTML,
  *   stylesheet, script); the same browser, a new context each run.
+ * The first GET's CPU time (this process: server and client) is recorded too: on a shared,
+ * busy machine it is steadier than the wall time.
  * Baseline, in the same run: core's `scanWorkspace` of the same tree (the listing the timeline
  * cannot do without). Every figure is the median of `--runs` runs.
  */
@@ -123,6 +125,8 @@ async function main(): Promise<void> {
   const build: number[] = [];
   const start: number[] = [];
   const cold: number[] = [];
+  /** CPU time of this process (server and client) during the first GET: steadier than wall time on a busy machine. */
+  const firstCpu: number[] = [];
   const warm: number[] = [];
   const inBrowser: number[] = [];
   let bytes = 0;
@@ -144,7 +148,10 @@ async function main(): Promise<void> {
           throw new Error(`timeline answered ${res.status}`);
         bytes = body.length;
       };
+      const cpu0 = process.cpuUsage();
       cold.push(await timed(get));
+      const cpu = process.cpuUsage(cpu0);
+      firstCpu.push((cpu.user + cpu.system) / 1000);
       const w: number[] = [];
       for (let i = 0; i < 5; i++) w.push(await timed(get));
       warm.push(median(w));
@@ -180,10 +187,12 @@ async function main(): Promise<void> {
       timelineBuildCold: median(build),
       serverStart: median(start),
       timelineFirst: median(cold),
+      timelineFirstCpu: median(firstCpu),
       timelineWarm: median(warm),
       ...(inBrowser.length ? { browserLoad: median(inBrowser) } : {}),
     },
-    runsMs: { scan, build, start, first: cold, warm, browser: inBrowser },
+    loadAverage: os.loadavg(),
+    runsMs: { scan, build, start, first: cold, firstCpu, warm, browser: inBrowser },
   };
   const m = result.medianMs;
   console.log(`files                         ${scanned}`);
@@ -192,11 +201,18 @@ async function main(): Promise<void> {
     `timeline built, cold listing  ${m.timelineBuildCold.toFixed(1)} ms  (${(m.timelineBuildCold / m.scanBaseline).toFixed(2)}× the scan)`,
   );
   console.log(`startUi (to the printed URL)  ${m.serverStart.toFixed(1)} ms`);
-  console.log(`GET /timeline, first          ${m.timelineFirst.toFixed(1)} ms`);
+  console.log(
+    `GET /timeline, first          ${m.timelineFirst.toFixed(1)} ms  (CPU ${m.timelineFirstCpu.toFixed(1)} ms)`,
+  );
   console.log(`GET /timeline, warm           ${m.timelineWarm.toFixed(1)} ms`);
   if (m.browserLoad !== undefined)
     console.log(`Chromium: URL → load event    ${m.browserLoad.toFixed(1)} ms`);
-  console.log(`(medians of ${RUNS} runs; page ${Math.round(bytes / 1024)} KB)`);
+  console.log(
+    `(medians of ${RUNS} runs; page ${Math.round(bytes / 1024)} KB; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${os.cpus().length} cores)`,
+  );
   if (values.out) await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
 }
 

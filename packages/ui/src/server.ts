@@ -134,10 +134,12 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
       resolve();
     });
   });
-  // The timeline's first request needs the workspace listing: start it now, while the watcher
-  // starts and the URL is printed, so the page opens without waiting for a walk of the tree.
-  listing.files().catch(() => undefined);
   const address = server.address() as AddressInfo;
+  ctx.port = address.port;
+  ctx.cookieName = `engram_ui_${address.port}`;
+  // The timeline's first request needs the workspace listing: start it now, while the URL is
+  // printed, so the page opens without waiting for a walk of the tree.
+  listing.files().catch(() => undefined);
   // The watcher starts once the first page is out (its first crawl would slow that page).
   let watching = Promise.resolve();
   if (options.watch !== false) {
@@ -148,13 +150,9 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
     watching = later.ready;
     pageServed = later.pageServed;
   }
-  ctx.port = address.port;
-  ctx.cookieName = `engram_ui_${address.port}`;
-  const shownHost = host.includes(":")
-    ? `[${host}]`
-    : host === "0.0.0.0" || host === "::"
-      ? "127.0.0.1"
-      : host;
+  // Every interface: the URL names this machine's loopback; an IPv6 address goes in brackets.
+  const shownHost =
+    host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   const origin = `http://${shownHost}:${address.port}`;
   let closing: Promise<void> | undefined;
   return {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** One bar of the benchmark chart: a store at a size, one search mode's median latency. */
@@ -29,7 +29,6 @@ const MAX_BYTES = 5 * 1024 * 1024;
  */
 export async function readBench(dir: string | undefined): Promise<BenchSummary | null> {
   if (!dir) return null;
-  const { readdir, stat } = await import("node:fs/promises");
   const names = await readdir(dir).catch(() => null);
   if (!names) return null;
   const files = names.filter((n) => /\.(json|md|svg)$/.test(n)).sort();

@@ -1,10 +1,10 @@
 import type { MemoryStatus } from "@engram/core";
 import type { BenchBar, BenchSummary } from "../data/bench.js";
-import { formatAge, formatBytes, type Html, href, html, type PageContext } from "./html.js";
+import { formatAge, formatBytes, type Html, html, type PageContext } from "./html.js";
 
 /** `engram status` as a page, and the benchmark chart where `bench/results` exist. */
 export function healthView(
-  page: PageContext,
+  _page: PageContext,
   status: MemoryStatus,
   bench: BenchSummary | null,
 ): Html {
@@ -59,10 +59,10 @@ ${status.warnings.map((w) => html`<p class="notice-line">${w}</p>`)}
     }</dd>
   </dl></section>
 </div>
-${bench ? benchSection(page, bench) : ""}`;
+${bench ? benchSection(bench) : ""}`;
 }
 
-function benchSection(_page: PageContext, bench: BenchSummary): Html {
+function benchSection(bench: BenchSummary): Html {
   return html`<section class="bench"><h2>Benchmarks <small>${bench.dir}</small></h2>
 ${bench.date ? html`<p class="muted">engram bench perf, ${bench.date}${bench.machine ? ` · ${bench.machine}` : ""}</p>` : ""}
 ${bench.bars.length ? latencyChart(bench.bars) : html`<p class="muted">No perf results to chart.</p>`}
@@ -100,5 +100,3 @@ ${rows.map((row, i) => {
 <text x="${left}" y="${height - 6}" class="legend"><tspan class="lg-keyword">■ keyword</tspan> <tspan class="lg-vector">■ vector</tspan> <tspan class="lg-hybrid">■ hybrid</tspan> · p50, log scale</text>
 </svg>`;
 }
-
-export { href };
