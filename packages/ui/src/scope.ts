@@ -1,3 +1,4 @@
+import * as core from "@engram/core";
 import { isSensitiveFile, type MemoryScope, privateRanges } from "@engram/core";
 
 /**
@@ -39,11 +40,20 @@ export function hiddenInGroup(
 }
 
 /**
- * The public view of `text`: each private span (markers included) becomes {@link REDACTED} on
- * its first line and blank lines after it, so the result has exactly the lines of `text` at the
- * same numbers (as core's `redactPrivate` does for inline spans).
+ * Core's `redactPrivate`, where this build of core has it (private spans inline as well as on
+ * lines of their own, each replaced by `[private]` with its line breaks kept).
+ */
+const redactPrivate = (core as unknown as { redactPrivate?: (text: string) => string })
+  .redactPrivate;
+
+/**
+ * The public view of `text`, line for line: core's `redactPrivate` when core has it; otherwise
+ * each private span of core's `privateRanges` (markers included) becomes {@link REDACTED} on its
+ * first line and blank lines after it. Either way the result has exactly the lines of `text`, at
+ * the same numbers.
  */
 export function publicView(text: string): string {
+  if (typeof redactPrivate === "function") return redactPrivate(text);
   const ranges = privateRanges(text);
   if (ranges.length === 0) return text;
   const lines = text.split("\n");
