@@ -15,7 +15,7 @@ export function day(offset: number): string {
 /**
  * A workspace with English and Chinese memory: today's and yesterday's logs, four logs old
  * enough for the lifecycle to archive, a long-term MEMORY.md, a sensitive file, and a log with a
- * private span.
+ * private span and two notes marked important (what a deterministic consolidation promotes).
  */
 export async function sampleWorkspace(): Promise<string> {
   const ws = await realpath(await mkdtemp(path.join(os.tmpdir(), "engram-ui-")));
@@ -23,7 +23,7 @@ export async function sampleWorkspace(): Promise<string> {
     "MEMORY.md":
       "# Long-term Memory\n\n## 2026-01-01 09:00\n\nLin prefers advisory locks over Redis locks.\n\n## 2026-01-02 10:00\n\n用户偏好：回答先给结论，再给理由。\n\n## 2026-01-03 11:00\n\nThe staging database is db-staging-2.\n",
     [`memory/${day(0)}.md`]: `# ${day(0)}\n\n## 09:15\n\nDeployed v2.3 to staging; the rollback plan is in [the runbook](long-term/runbook.md).\n\n## 10:40\n\n长期记忆存储用户偏好，检索时优先返回。\n`,
-    [`memory/${day(-1)}.md`]: `# ${day(-1)}\n\n## 16:00\n\nMigration blocker: the orders table lacks an index.\n\n<!-- engram:private -->\nThe on-call phone PIN is 4921.\n<!-- /engram:private -->\n\n## 17:30\n\nReviewed the <script>alert(1)</script> escaping bug.\n`,
+    [`memory/${day(-1)}.md`]: `# ${day(-1)}\n\n## 16:00\n\nMigration blocker: the orders table lacks an index.\n\n<!-- engram:private -->\nThe on-call phone PIN is 4921.\n<!-- /engram:private -->\n\n## 17:30\n\nReviewed the <script>alert(1)</script> escaping bug.\n\n## 18:00\n\nDeploys freeze on Fridays. #important\n\n## 18:30\n\n每周五冻结部署，周一恢复 ⭐\n`,
     "memory/long-term/runbook.md":
       "# Runbook\n\n1. Roll back with `deploy rollback v2.2`.\n2. 通知值班同事。\n",
     "memory/long-term/secrets.md":
