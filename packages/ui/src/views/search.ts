@@ -86,7 +86,9 @@ function why(r: ExplainedResult): Html {
       parts.push(html`<span>keyword ${w.text.toFixed(3)} × ${w.weights.text.toFixed(2)}</span>`);
     else parts.push(html`<span>no keyword match</span>`);
   } else if (w.fusion === "keyword") {
-    parts.push(html`<span>keyword (BM25) ${w.text !== undefined ? w.text.toFixed(3) : ""}</span>`);
+    parts.push(
+      html`<span>keyword: BM25 ${w.text !== undefined ? w.text.toFixed(3) : ""}, scored relative to the best hit</span>`,
+    );
   } else {
     parts.push(html`<span>vector ${w.vector !== undefined ? w.vector.toFixed(3) : ""}</span>`);
   }
