@@ -34,7 +34,11 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
 
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
-    s = await startSample({ watch: true });
+    // The repository's own benchmark results, for the health page's chart.
+    s = await startSample({
+      watch: true,
+      benchDir: path.join(import.meta.dirname, "../../../bench/results"),
+    });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.setDefaultTimeout(10_000);
@@ -222,6 +226,17 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
       expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(original);
     },
   );
+
+  it("shows status as a health page, with the benchmark chart", async () => {
+    await page.goto(`${s.ui.origin}/health`);
+    const index = await page.locator(".card").first().textContent();
+    expect(index).toMatch(/store\s*sqlite/);
+    expect(index).toMatch(/files\s*\d+/);
+    expect(await page.locator(".card").nth(1).textContent()).toMatch(/watcher\s*running/);
+    expect(await page.locator("svg.chart rect.bar").count()).toBeGreaterThan(5);
+    expect(await page.locator("svg.chart").textContent()).toContain("sqlite 10,000");
+    await shot("health");
+  });
 
   it("is usable at phone width: nothing wider than the screen", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
