@@ -24,7 +24,7 @@ const MAX_BYTES = 5 * 1024 * 1024;
 
 /**
  * The benchmark results in `dir` (`bench/results` of an engram checkout), or null when there are
- * none. Reads `perf-latest.json` as `engram bench perf` writes it; anything it does not
+ * none. Reads `perf-latest.json` as `engram-bench perf` writes it; anything it does not
  * recognise is left out rather than guessed.
  */
 export async function readBench(dir: string | undefined): Promise<BenchSummary | null> {

@@ -30,8 +30,14 @@ export interface ScoreExplanation {
   /** The keyword side's score (BM25, normalised as the fusion uses it). */
   text?: number;
   fusion: "weighted" | "rrf" | "keyword" | "vector";
-  /** The fusion's weights (normalised to sum 1). */
-  weights: { vector: number; text: number };
+  /**
+   * The fusion's configured weights (normalised to sum 1). Under `agreement` weighting (the
+   * default) the vector side's share of each query is at most this, scaled by how much the
+   * vector and keyword lists agree; under `fixed` it is this.
+   */
+  weights: { vector: number; text: number; weighting: "agreement" | "fixed" };
+  /** The reranker's own score, when the results are in its order. */
+  rerank?: number;
   /** Multiplier of the result's tier (`search.tierWeights`). */
   tierWeight: number;
   /** Multiplier of its age when temporal decay is on (1 otherwise, and for undated files). */
@@ -82,7 +88,12 @@ export async function runSearch(
         ...(r.scores.vector !== undefined ? { vector: r.scores.vector } : {}),
         ...(r.scores.text !== undefined ? { text: r.scores.text } : {}),
         fusion: response.mode === "hybrid" ? (options.fusion ?? cfg.fusion) : response.mode,
-        weights: { vector: cfg.vectorWeight / total, text: cfg.textWeight / total },
+        weights: {
+          vector: cfg.vectorWeight / total,
+          text: cfg.textWeight / total,
+          weighting: cfg.weighting,
+        },
+        ...(r.scores.rerank !== undefined ? { rerank: r.scores.rerank } : {}),
         tierWeight: cfg.tierWeights[r.tier] ?? 1,
         decay: cfg.temporalDecay.enabled
           ? decayFactor(r.path, now, cfg.temporalDecay.halfLifeDays)

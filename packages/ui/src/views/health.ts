@@ -64,7 +64,7 @@ ${bench ? benchSection(bench) : ""}`;
 
 function benchSection(bench: BenchSummary): Html {
   return html`<section class="bench"><h2>Benchmarks <small>${bench.dir}</small></h2>
-${bench.date ? html`<p class="muted">engram bench perf, ${bench.date}${bench.machine ? ` · ${bench.machine}` : ""}</p>` : ""}
+${bench.date ? html`<p class="muted">engram-bench perf, ${bench.date}${bench.machine ? ` · ${bench.machine}` : ""}</p>` : ""}
 ${bench.bars.length ? latencyChart(bench.bars) : html`<p class="muted">No perf results to chart.</p>`}
 <p class="muted">Result files: ${bench.files.join(", ")}</p>
 </section>`;

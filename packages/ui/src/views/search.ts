@@ -47,6 +47,15 @@ function resultsView(page: PageContext, response: ExplainedResponse): Html {
   return html`<section class="results" aria-label="results">
 ${response.degraded ? html`<p class="notice-line">Keyword search only: ${response.degradedReason ?? "no vectors"}</p>` : ""}
 ${response.vectorsOwed ? html`<p class="notice-line">${response.vectorsOwed} file(s) still owe their vectors: found by their keywords until the next sync.</p>` : ""}
+${
+  response.rerank
+    ? html`<p class="muted">${
+        response.rerank.applied
+          ? `Reranked by ${response.rerank.provider}/${response.rerank.model} (${response.rerank.candidates} candidates, ${Math.round(response.rerank.ms)} ms).`
+          : `The reranker ${response.rerank.provider}/${response.rerank.model} was skipped: ${response.rerank.skipped ?? "no answer"}; the fused order stands.`
+      }</p>`
+    : ""
+}
 ${response.scope === "group" ? html`<p class="muted">Group scope: personal memory and private spans are left out.</p>` : ""}
 ${
   response.results.length === 0
@@ -78,12 +87,16 @@ function why(r: ExplainedResult): Html {
   const parts: Html[] = [];
   const w = r.why;
   if (w.fusion === "weighted" || w.fusion === "rrf") {
-    parts.push(html`<span>${w.fusion === "rrf" ? "RRF" : "weighted"} fusion</span>`);
+    const agreement = w.fusion === "weighted" && w.weights.weighting === "agreement";
+    parts.push(
+      html`<span>${w.fusion === "rrf" ? "RRF" : agreement ? "weighted fusion (vector share by the lists' agreement)" : "weighted"}${w.fusion === "rrf" || agreement ? "" : " fusion"}</span>`,
+    );
+    const share = (weight: number) =>
+      agreement ? `share ≤ ${weight.toFixed(2)}` : `× ${weight.toFixed(2)}`;
     if (w.vector !== undefined)
-      parts.push(html`<span>vector ${w.vector.toFixed(3)} × ${w.weights.vector.toFixed(2)}</span>`);
+      parts.push(html`<span>vector ${w.vector.toFixed(3)} ${share(w.weights.vector)}</span>`);
     else parts.push(html`<span>no vector${r.vectorOwed ? " (owed)" : ""}</span>`);
-    if (w.text !== undefined)
-      parts.push(html`<span>keyword ${w.text.toFixed(3)} × ${w.weights.text.toFixed(2)}</span>`);
+    if (w.text !== undefined) parts.push(html`<span>keyword ${w.text.toFixed(3)}</span>`);
     else parts.push(html`<span>no keyword match</span>`);
   } else if (w.fusion === "keyword") {
     parts.push(
@@ -92,6 +105,7 @@ function why(r: ExplainedResult): Html {
   } else {
     parts.push(html`<span>vector ${w.vector !== undefined ? w.vector.toFixed(3) : ""}</span>`);
   }
+  if (w.rerank !== undefined) parts.push(html`<span>reranked: ${w.rerank.toFixed(3)}</span>`);
   parts.push(html`<span>tier ${r.tier} × ${w.tierWeight}</span>`);
   if (w.decay !== 1) parts.push(html`<span>age decay × ${w.decay.toFixed(3)}</span>`);
   if (r.provider)
