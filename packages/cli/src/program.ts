@@ -14,6 +14,7 @@ import { registerSeal } from "./commands/seal.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
+import { registerUi } from "./commands/ui.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError } from "./output.js";
@@ -61,6 +62,7 @@ export function createProgram(io: Io = processIo): Command {
     registerStatus,
     registerReindex,
     registerDemo,
+    registerUi,
   ]) {
     register(program, io);
   }
