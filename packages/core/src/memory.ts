@@ -43,7 +43,7 @@ import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
 import { type Clock, systemClock } from "./workspace/clock.js";
 import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
-import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
+import { type LockWait, tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
 import { createTierResolver } from "./workspace/tiers.js";
@@ -85,6 +85,8 @@ export interface MemorySyncOptions extends SyncOptions {
   wait?: boolean;
   /** How long to wait for another process's sync (default 60 s). */
   lockTimeoutMs?: number;
+  /** Told once when this sync has waited a second for another process's (who, and its state). */
+  onLockWait?: (wait: LockWait) => void;
 }
 
 /** What `engram status` shows. */
@@ -322,6 +324,7 @@ export class Memory {
     }
     return withWorkspaceLock(this.workspace, "sync", run, {
       timeoutMs: options.lockTimeoutMs ?? 60_000,
+      ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     });
   }
 
