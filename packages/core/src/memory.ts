@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
@@ -21,6 +21,12 @@ import { RecallLog } from "./lifecycle/recall.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
+import {
+  describeRecovery,
+  parseRecoveries,
+  RECOVERY_META_KEY,
+  takeRecoveries,
+} from "./store/recovery.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
 import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
@@ -42,6 +48,7 @@ import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
 import { type Clock, systemClock } from "./workspace/clock.js";
+import { ensureIndexDir } from "./workspace/index-dir.js";
 import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
 import { type LockWait, tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
@@ -113,7 +120,13 @@ export interface MemoryStatus {
   /** Files indexed for keyword search whose vectors are still owed. */
   vectorsPending: number;
   /** The identity the index was built with, and whether it differs from the wanted one. */
-  index: { embedding: EmbeddingIdentity | null; analyzer: string | null; rebuildNeeded: string[] };
+  index: {
+    embedding: EmbeddingIdentity | null;
+    analyzer: string | null;
+    rebuildNeeded: string[];
+    /** The index was found damaged and replaced; the next sync rebuilds it and says so once. */
+    recovered: string[];
+  };
   /**
    * Files added or modified (by mtime/size) and removed since the last sync; `deferred`: session
    * transcripts that grew by less than the sessions delta (re-indexed once they pass it).
@@ -166,7 +179,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       ? resolveConfig(options.config)
       : await loadConfig(workspace, options.config);
   const indexDir = join(workspace, INDEX_DIR);
-  await mkdir(indexDir, { recursive: true });
+  await ensureIndexDir(indexDir);
   // The index is a cache: keep it out of the workspace's version control.
   await writeFile(join(indexDir, ".gitignore"), "*\n", { flag: "wx" }).catch(() => {});
   const store =
@@ -309,8 +322,15 @@ export class Memory {
   async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
     const started = this.#dirty.snapshot();
     const run = async () => {
-      const report = await this.#syncWithFallback(options);
+      // The index may have been deleted, replaced or damaged since: then this sync rebuilds it.
+      await this.store.refresh?.();
+      const report = await retryRefreshed(this.store, () => this.#syncWithFallback(options));
       this.#dirty.settle(started, options.paths);
+      const recovered = await takeRecoveries(this.store);
+      if (recovered.length) {
+        report.warnings.push(...recovered);
+        report.recovered = recovered;
+      }
       return report;
     };
     if (options.wait === false) {
@@ -406,6 +426,7 @@ export class Memory {
         hint: 'pass text such as "deploy plan"',
       });
     }
+    if (await this.store.refresh?.()) await this.sync({ wait: false });
     if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
     // The query is embedded by the provider whose vectors the index holds, never another one.
     const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding ?? null;
@@ -426,8 +447,15 @@ export class Memory {
         this.recall.noteSearch(query, response.results);
         return response;
       });
-    if (options.scope !== "group") return run(options);
-    return searchGroupScope(run, options, {
+    // A store found damaged while searching is rebuilt (synced) and asked again, once.
+    const ask = (opts: SearchOptions) =>
+      retryRefreshed(
+        this.store,
+        () => run(opts),
+        () => this.sync({ wait: false }),
+      );
+    if (options.scope !== "group") return ask(options);
+    return searchGroupScope(ask, options, {
       workspace: this.workspace,
       personalFiles: this.layout.personalFiles,
       maxResults: this.config.search.maxResults,
@@ -484,17 +512,32 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [stats, storedJson, lastJson, pendingJson, cacheJson, cacheEntries, plan, heartbeat] =
-      await Promise.all([
-        this.store.stats(),
-        this.store.getMeta(IDENTITY_META_KEY),
-        this.store.getMeta(LAST_SYNC_META_KEY),
-        this.store.getMeta(PENDING_VECTORS_META_KEY),
-        this.store.getMeta(CACHE_STATS_META_KEY),
-        this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
-        planSync(this.#ctx),
-        readHeartbeat(this.workspace),
-      ]);
+    await this.store.refresh?.();
+    return retryRefreshed(this.store, () => this.#status());
+  }
+
+  async #status(): Promise<MemoryStatus> {
+    const [
+      stats,
+      storedJson,
+      lastJson,
+      pendingJson,
+      cacheJson,
+      cacheEntries,
+      plan,
+      heartbeat,
+      recoveredJson,
+    ] = await Promise.all([
+      this.store.stats(),
+      this.store.getMeta(IDENTITY_META_KEY),
+      this.store.getMeta(LAST_SYNC_META_KEY),
+      this.store.getMeta(PENDING_VECTORS_META_KEY),
+      this.store.getMeta(CACHE_STATS_META_KEY),
+      this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
+      planSync(this.#ctx),
+      readHeartbeat(this.workspace),
+      this.store.getMeta(RECOVERY_META_KEY),
+    ]);
     const stored = parseIdentity(storedJson);
     const wanted = indexIdentity({
       analyzer: this.analyzer.id,
@@ -532,6 +575,7 @@ export class Memory {
         embedding: stored?.embedding ?? null,
         analyzer: stored?.analyzer ?? null,
         rebuildNeeded,
+        recovered: parseRecoveries(recoveredJson).map(describeRecovery),
       },
       pending: {
         changed: plan.changed.length,
@@ -613,6 +657,24 @@ function parseJson<T>(json: string | undefined): T | null {
     return JSON.parse(json) as T;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Run `fn`; when it fails and the store then reports it reopened or replaced its storage (it was
+ * deleted, replaced or found damaged), run `before` (e.g. a sync) and `fn` once more.
+ */
+async function retryRefreshed<T>(
+  store: MemoryStore,
+  fn: () => Promise<T>,
+  before?: () => Promise<unknown>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (!(await store.refresh?.().catch(() => false))) throw error;
+    await before?.();
+    return fn();
   }
 }
 

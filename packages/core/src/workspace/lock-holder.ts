@@ -36,8 +36,8 @@ export function holderPath(dir: string): string {
   return `${dir.replace(/\.lock$/, "")}.owner.json`;
 }
 
-/** Record this process as the holder of the lock folder `dir`; returns what was written. */
-export async function writeHolder(dir: string): Promise<LockHolder> {
+/** This process, as a holder record (a fresh token each call). */
+export function thisProcess(): LockHolder {
   const holder: LockHolder = {
     pid: process.pid,
     host: hostname(),
@@ -46,6 +46,12 @@ export async function writeHolder(dir: string): Promise<LockHolder> {
   };
   const started = procStat(process.pid)?.started;
   if (started) holder.started = started;
+  return holder;
+}
+
+/** Record this process as the holder of the lock folder `dir`; returns what was written. */
+export async function writeHolder(dir: string): Promise<LockHolder> {
+  const holder = thisProcess();
   const path = holderPath(dir);
   const tmp = `${path}.${holder.token}.tmp`;
   await writeFile(tmp, JSON.stringify(holder));

@@ -14,6 +14,8 @@ import {
 } from "./lock-holder.js";
 import { indexDir } from "./paths.js";
 
+export { type HolderState, holderState, type LockHolder, thisProcess } from "./lock-holder.js";
+
 /**
  * A lock not refreshed for this long is taken over, unless its holder is known to be alive on this
  * machine (running but starved, or stopped with SIGSTOP / Ctrl-Z): that one is waited for.
