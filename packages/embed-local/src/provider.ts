@@ -62,7 +62,7 @@ async function checkLocal(settings: ProviderSettings): Promise<ProviderCheck> {
  * Ok when `path` is a readable file that starts with the GGUF magic and whose header's counts and
  * lengths fit in the file (reads the header, not the weights).
  */
-async function isGgufFile(path: string): Promise<ProviderCheck> {
+export async function isGgufFile(path: string): Promise<ProviderCheck> {
   try {
     const info = await stat(path);
     if (!info.isFile()) return { ok: false, reason: `model path is not a file: ${path}` };
