@@ -376,7 +376,15 @@ export class Memory {
       });
     }
     if (await this.store.refresh?.()) await this.sync({ wait: false });
-    if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
+    // What this process wrote is found: wait a little for another process's sync (its lock), but
+    // never fail or hang a search over it.
+    if (this.#dirty.size) {
+      await this.sync({ paths: this.#dirty.paths(), lockTimeoutMs: OWN_WRITES_WAIT_MS }).catch(
+        (error: unknown) => {
+          if (!(error instanceof EngramError && error.code === "LOCK_TIMEOUT")) throw error;
+        },
+      );
+    }
     const [identityJson, owedJson] = await Promise.all([
       this.store.getMeta(IDENTITY_META_KEY),
       this.store.getMeta(PENDING_VECTORS_META_KEY),
@@ -550,6 +558,9 @@ export class Memory {
     }
   }
 }
+
+/** Longest a search waits for another process's sync to index this process's own writes first. */
+const OWN_WRITES_WAIT_MS = 3_000;
 
 /** How long `close()` waits for another process's sync before leaving its writes to the next one. */
 const CLOSE_SYNC_TIMEOUT_MS = 15_000;

@@ -14,7 +14,7 @@ import {
 } from "./journal.js";
 import { computePlan, type LifecyclePlan, type PlanItem } from "./plan.js";
 import { blobs } from "./state.js";
-import type { StepHook } from "./steps.js";
+import { nsToMs, type StepHook } from "./steps.js";
 
 /** Options of {@link applyPlan}. */
 export interface ApplyOptions extends LifecyclePlanOptions {
@@ -143,7 +143,8 @@ export async function runPlan(
       if (abs && current && sha256Hex(current) === step.before) {
         await blobs.put(ws, current);
         // Its time goes into the journal, so undo and rollback give the old content its old time.
-        steps[i] = { ...step, beforeMtimeMs: (await stat(abs)).mtimeMs };
+        const { mtimeNs } = await stat(abs, { bigint: true });
+        steps[i] = { ...step, beforeMtimeMs: nsToMs(mtimeNs) };
         kept = true;
         break;
       }

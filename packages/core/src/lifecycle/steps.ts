@@ -160,7 +160,7 @@ export async function runStep(
           if (step.before === null) await placeBytes(content, abs);
           else await writeFileAtomic(abs, content);
           if (step.afterMtimeMs !== undefined) {
-            await utimes(abs, new Date(), new Date(step.afterMtimeMs));
+            await utimes(abs, Date.now() / 1000, utimeSeconds(step.afterMtimeMs));
           }
         }
         await syncDir(path.dirname(abs));
@@ -214,8 +214,8 @@ function conflict(step: Step, why: string): EngramError {
 async function placeCopy(src: string, dst: string): Promise<void> {
   const tmp = tempBeside(dst);
   await copyFile(src, tmp);
-  const times = await stat(src);
-  await utimes(tmp, times.atime, times.mtime);
+  const times = await stat(src, { bigint: true });
+  await utimes(tmp, utimeSeconds(nsToMs(times.atimeNs)), utimeSeconds(nsToMs(times.mtimeNs)));
   await syncFile(tmp);
   await linkInto(tmp, dst);
 }
@@ -260,4 +260,20 @@ function tempBeside(abs: string): string {
     path.dirname(abs),
     `.${path.basename(abs)}.engram-${randomBytes(4).toString("hex")}.tmp`,
   );
+}
+
+/** A file time in nanoseconds as milliseconds, exact to the microsecond. */
+export function nsToMs(ns: bigint): number {
+  return Number(ns / 1000n) / 1000;
+}
+
+/**
+ * A time in ms (exact to the microsecond) as the seconds `utimes` takes. A double cannot hold
+ * today's time in seconds to the microsecond and libuv truncates to nanoseconds, so a time is
+ * aimed at the middle of its microsecond (the file gets exactly that microsecond back); a whole
+ * second (archives, checkouts) is given as it is and comes back exact.
+ */
+function utimeSeconds(ms: number): number {
+  const us = Math.round(ms * 1000);
+  return us % 1_000_000 === 0 ? us / 1e6 : (us + 0.5) / 1e6;
 }
