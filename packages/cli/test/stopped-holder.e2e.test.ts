@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readdir } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -90,5 +90,32 @@ describe("a sync whose lock holder was stopped (SIGSTOP)", () => {
     }
     const found = await engram(["search", "fact 2499", "--json", "--no-sync", "-w", ws]);
     expect(JSON.parse(found.stdout).results[0].path).toBe("memory/long-term/note-2499.md");
+  }, 120_000);
+
+  it("a lock lost while held is told as engram's own one-line warning", async () => {
+    const ws = await tempDir("engram-lost-lock-");
+    dirs.push(ws);
+    const files: Record<string, string> = { "MEMORY.md": "# Memory\n" };
+    for (let i = 0; i < 2500; i++) {
+      files[`memory/long-term/note-${i}.md`] = `# Note ${i}\n\nfact ${i} ${"w ".repeat(100)}\n`;
+    }
+    await writeFiles(ws, files);
+    const sync = background(["sync", "-w", ws]);
+    children.push(sync);
+    const locks = join(ws, ".engram", "locks");
+    expect(
+      await eventually(
+        async () => (await readdir(locks).catch(() => [])).some((n) => /^sync-.*\.lock$/.test(n)),
+        30_000,
+        5,
+      ),
+    ).toBe(true);
+    await rm(locks, { recursive: true, force: true }); // the lock goes from under the holder
+    const done = await sync.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(
+      /^engram: warning: this process lost the "sync" lock while holding it: its lock folder was removed;/m,
+    );
+    expect(done.stderr).not.toMatch(/\(node:\d+\)|ENGRAM_LOCK_COMPROMISED|--trace-warnings/);
   }, 120_000);
 });
