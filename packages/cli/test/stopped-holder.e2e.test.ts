@@ -68,6 +68,13 @@ describe("a sync whose lock holder was stopped (SIGSTOP)", () => {
       5,
     );
     expect(holding).toBe(true);
+    // A holder records itself just after taking the lock: stop it once it has (a process stopped
+    // in between cannot be told from a dead one, and is taken over as one after 5 s).
+    await eventually(
+      async () => (await readdir(locks).catch(() => [])).some((n) => n.endsWith(".owner.json")),
+      2_000,
+      5,
+    );
     first.child.kill("SIGSTOP");
     expect(first.child.exitCode).toBeNull(); // stopped while still syncing
 
@@ -110,7 +117,7 @@ describe("a sync whose lock holder was stopped (SIGSTOP)", () => {
         5,
       ),
     ).toBe(true);
-    await rm(locks, { recursive: true, force: true }); // the lock goes from under the holder
+    await rm(locks, { recursive: true, force: true, maxRetries: 20, retryDelay: 10 }); // the lock goes from under the holder
     const done = await sync.done;
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toMatch(
