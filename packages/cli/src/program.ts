@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
-import { registerBench } from "./commands/bench.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
@@ -58,7 +57,6 @@ export function createProgram(io: Io = processIo): Command {
     registerStatus,
     registerReindex,
     registerDemo,
-    registerBench,
   ]) {
     register(program, io);
   }

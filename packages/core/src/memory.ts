@@ -14,8 +14,11 @@ import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
 import type { LanguageModel } from "./model/language-model.js";
 import type { LanguageModelRegistry } from "./model/provider.js";
+import type { Reranker } from "./model/reranker.js";
+import type { RerankerRegistry } from "./model/reranker-provider.js";
 import { WorkspaceModels } from "./model/workspace-models.js";
 import { searchGroupScope } from "./search/group-scope.js";
+import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
 import { takeRecoveries } from "./store/recovery.js";
@@ -73,6 +76,16 @@ export interface MemoryOptions {
   languageModels?: LanguageModelRegistry;
   /** Environment for provider selection and settings (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The reranker (null: none), instead of the one `search.rerank.provider` names from
+   * `rerankers`.
+   */
+  reranker?: Reranker | null;
+  /**
+   * Reranker drivers the config can name (`search.rerank.provider`), e.g.
+   * `{ http: async () => (await import("@engram/rerank-http")).httpRerankerProvider }`.
+   */
+  rerankers?: RerankerRegistry;
   /** Config merged over `engram.config.json` (section by section). */
   config?: EngramConfigInput;
   /** Read `engram.config.json` from the workspace (default true). */
@@ -167,6 +180,13 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     savedHealth: savedHealth ?? null,
     tierOf: createTierResolver(layout.tiers, config.defaultTier),
     clock: options.clock ?? systemClock,
+    rerank: new RerankSlot({
+      config: config.search.rerank,
+      registry: options.rerankers,
+      env: options.env,
+      given: options.reranker,
+      languageModel: () => models.chain,
+    }),
   });
 }
 
@@ -210,6 +230,8 @@ export class Memory {
   #layout: ResolvedLayout | undefined;
   /** Search hits and reads per short-term stretch: what promotion candidates are scored on. */
   readonly recall: RecallLog;
+  /** The reranker, created on the first search that reranks; its outcomes are counted. */
+  readonly #rerank: RerankSlot;
 
   /** @internal Use {@link createMemory}. */
   constructor(
@@ -221,9 +243,11 @@ export class Memory {
       providerNotes?: readonly string[];
       warnings?: readonly string[];
       savedHealth?: string | null;
+      rerank?: RerankSlot;
       models: WorkspaceModels;
     },
   ) {
+    this.#rerank = parts.rerank ?? new RerankSlot({ config: parts.config.search.rerank });
     this.#models = parts.models;
     this.#providerNotes = [...(parts.providerNotes ?? [])];
     this.#explicitProvider = parts.explicitProvider ?? parts.embedder !== null;
@@ -404,12 +428,15 @@ export class Memory {
             indexed: stored,
             owed,
             ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
+            reranker: () => this.#rerank.get(),
             config: this.config.search,
           },
           query,
           opts,
         );
         this.recall.noteSearch(query, response.results);
+        if (response.rerank)
+          await this.#rerank.note(this.store, response.rerank, this.#clock.now());
         return response;
       } finally {
         // A provider that failed (or recovered) during the query: the next process knows.
@@ -487,17 +514,21 @@ export class Memory {
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
     await this.store.refresh?.();
-    return retryRefreshed(this.store, () =>
-      buildStatus({
-        ...this.#ctx,
-        chain: this.embedders,
-        embedder: this.#embedder,
-        explicitProvider: this.#explicitProvider,
-        providerNotes: this.#providerNotes,
-        warnings: this.warnings,
-        models: this.#models,
-      }),
+    const [status, rerank] = await retryRefreshed(this.store, () =>
+      Promise.all([
+        buildStatus({
+          ...this.#ctx,
+          chain: this.embedders,
+          embedder: this.#embedder,
+          explicitProvider: this.#explicitProvider,
+          providerNotes: this.#providerNotes,
+          warnings: this.warnings,
+          models: this.#models,
+        }),
+        this.#rerank.status(this.store),
+      ]),
     );
+    return { ...status, rerank };
   }
 
   /**
@@ -548,6 +579,7 @@ export class Memory {
     await this.#models.close();
     await this.store.close();
     await this.embedders.close();
+    await this.#rerank.close();
   }
 
   #assertOpen(): void {

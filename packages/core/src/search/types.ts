@@ -1,5 +1,6 @@
 import type { Source, StoredChunk } from "../store/records.js";
 import type { Tier } from "../tier.js";
+import type { RerankOutcome } from "./rerank.js";
 
 /** How a query is answered. */
 export type SearchMode = "hybrid" | "keyword" | "vector";
@@ -28,6 +29,11 @@ export interface SearchOptions {
   scope?: "main" | "group";
   /** "Now" for temporal decay (default: the current time); replays and tests fix it. */
   now?: Date;
+  /**
+   * Rerank the fused candidates with the configured reranker (default: `search.rerank.enabled`
+   * when a reranker is configured). `true` without a configured reranker is an error.
+   */
+  rerank?: boolean;
   signal?: AbortSignal;
 }
 
@@ -47,8 +53,11 @@ export interface SearchResult {
   source: Source;
   /** Heading path of the chunk the snippet comes from. */
   headings: string[];
-  /** Component scores: `vector` is cosine similarity, `text` the BM25 score. */
-  scores: { vector?: number; text?: number };
+  /**
+   * Component scores: `vector` is cosine similarity, `text` the BM25 score, `rerank` the
+   * reranker's own score (when the results are in its order).
+   */
+  scores: { vector?: number; text?: number; rerank?: number };
   /** Embedding provider and model that answered the vector side, when it ran. */
   provider?: string;
   model?: string;
@@ -78,13 +87,15 @@ export interface SearchResponse {
    * Their chunks are found by their keywords meanwhile. Absent when none are owed.
    */
   vectorsOwed?: number;
+  /** The rerank stage, when it ran: whether its order was used, or why it was skipped. */
+  rerank?: RerankOutcome;
 }
 
 /** A fused candidate before snippets are cut. */
 export interface Candidate {
   chunk: StoredChunk;
   score: number;
-  scores: { vector?: number; text?: number };
+  scores: { vector?: number; text?: number; rerank?: number };
   /** True when the chunk has no vector yet (owed): only its keywords could vote. */
   owed?: boolean;
 }
