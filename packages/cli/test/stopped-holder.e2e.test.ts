@@ -110,14 +110,16 @@ describe("a sync whose lock holder was stopped (SIGSTOP)", () => {
     const sync = background(["sync", "-w", ws]);
     children.push(sync);
     const locks = join(ws, ".engram", "locks");
-    expect(
-      await eventually(
-        async () => (await readdir(locks).catch(() => [])).some((n) => /^sync-.*\.lock$/.test(n)),
-        30_000,
-        5,
-      ),
-    ).toBe(true);
-    await rm(locks, { recursive: true, force: true, maxRetries: 20, retryDelay: 10 }); // the lock goes from under the holder
+    // Once it holds the lock (and has recorded itself), stop it, take the lock away, resume it:
+    // its next refresh of the lock, overdue by then, finds the folder gone.
+    const has = (re: RegExp) => async () =>
+      (await readdir(locks).catch(() => [])).some((n) => re.test(n));
+    expect(await eventually(has(/^sync-.*\.lock$/), 30_000, 5)).toBe(true);
+    await eventually(has(/\.owner\.json$/), 2_000, 5);
+    sync.child.kill("SIGSTOP");
+    await rm(locks, { recursive: true, force: true, maxRetries: 20, retryDelay: 10 });
+    await sleep(1_500); // its lock refresh (every second) is overdue when it resumes
+    sync.child.kill("SIGCONT");
     const done = await sync.done;
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toMatch(
