@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
+import { registerAudit } from "./commands/audit.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
@@ -9,6 +10,7 @@ import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerPromote } from "./commands/promote.js";
 import { registerReindex } from "./commands/reindex.js";
+import { registerSeal } from "./commands/seal.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
@@ -49,6 +51,8 @@ export function createProgram(io: Io = processIo): Command {
     registerSearch,
     registerGet,
     registerContext,
+    registerSeal,
+    registerAudit,
     registerPromote,
     registerLifecycle,
     registerSync,

@@ -17,6 +17,8 @@ import type { LanguageModelRegistry } from "./model/provider.js";
 import type { Reranker } from "./model/reranker.js";
 import type { RerankerRegistry } from "./model/reranker-provider.js";
 import { WorkspaceModels } from "./model/workspace-models.js";
+import { SealingSession } from "./sealing/session.js";
+import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
@@ -34,9 +36,9 @@ import { type MemoryWatchOptions, startWatch } from "./sync/watch-session.js";
 import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
-import { type Clock, systemClock } from "./workspace/clock.js";
+import { type Clock, localDate, systemClock } from "./workspace/clock.js";
 import { ensureIndexDir } from "./workspace/index-dir.js";
-import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
+import { assertWorkspace, dailyLogPath, INDEX_DIR } from "./workspace/layout.js";
 import { type LockWait, tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
@@ -187,6 +189,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       given: options.reranker,
       languageModel: () => models.chain,
     }),
+    env: options.env ?? process.env,
   });
 }
 
@@ -232,6 +235,8 @@ export class Memory {
   readonly recall: RecallLog;
   /** The reranker, created on the first search that reranks; its outcomes are counted. */
   readonly #rerank: RerankSlot;
+  /** The sealing key of this memory's environment, and sealed files opened for search. */
+  readonly sealing: SealingSession;
 
   /** @internal Use {@link createMemory}. */
   constructor(
@@ -241,6 +246,7 @@ export class Memory {
       embedder: ResilientEmbedder | null;
       explicitProvider?: boolean;
       providerNotes?: readonly string[];
+      env?: Readonly<Record<string, string | undefined>>;
       warnings?: readonly string[];
       savedHealth?: string | null;
       rerank?: RerankSlot;
@@ -262,6 +268,7 @@ export class Memory {
     this.#clock = parts.clock;
     this.#ctx = parts;
     this.recall = new RecallLog(parts.workspace, () => parts.clock.now());
+    this.sealing = new SealingSession({ ...parts, env: parts.env ?? process.env });
     this.#syncs = new Coalescer(
       (options) => this.#syncLocked(options),
       (a, b) => ({
@@ -417,11 +424,13 @@ export class Memory {
     const stored = parseIdentity(identityJson)?.embedding ?? null;
     const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
     const owed = this.#owedPaths(owedJson);
+    // Sealed files: searched from memory in the main scope with the key, else counted as skipped.
+    const sealed = await this.sealing.forSearch(this.store, options.scope ?? "main");
     const run = async (opts: SearchOptions) => {
       try {
         const response = await search(
           {
-            store: this.store,
+            store: sealed.store,
             analyzer: this.analyzer,
             embedder,
             fallback: this.embedders.isFallback(embedder),
@@ -437,7 +446,7 @@ export class Memory {
         this.recall.noteSearch(query, response.results);
         if (response.rerank)
           await this.#rerank.note(this.store, response.rerank, this.#clock.now());
-        return response;
+        return this.sealing.annotate(response, sealed.info);
       } finally {
         // A provider that failed (or recovered) during the query: the next process knows.
         if (embedder) await this.#saveHealth();
@@ -482,11 +491,17 @@ export class Memory {
    */
   async appendDaily(text: string, options: { date?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendDailyLog(this.workspace, text, {
-      clock: this.#clock,
-      dir: this.layout.dailyLogDir,
-      ...(options.date !== undefined ? { date: options.date } : {}),
-    });
+    const date = options.date ?? localDate(this.#clock.now());
+    const result = await appendThroughSealing(
+      this,
+      dailyLogPath(date, this.layout.dailyLogDir),
+      () =>
+        appendDailyLog(this.workspace, text, {
+          clock: this.#clock,
+          dir: this.layout.dailyLogDir,
+          ...(options.date !== undefined ? { date: options.date } : {}),
+        }),
+    );
     this.#dirty.mark(result.path);
     return result;
   }
@@ -497,10 +512,10 @@ export class Memory {
    */
   async appendLongTerm(text: string, options: { file?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendLongTerm(this.workspace, text, {
-      clock: this.#clock,
-      file: options.file ?? this.layout.longTermFile,
-    });
+    const file = options.file ?? this.layout.longTermFile;
+    const result = await appendThroughSealing(this, file, () =>
+      appendLongTerm(this.workspace, text, { clock: this.#clock, file }),
+    );
     this.#dirty.mark(result.path);
     return result;
   }

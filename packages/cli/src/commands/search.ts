@@ -83,6 +83,10 @@ function printResults(io: Io, response: SearchResponse): void {
   if (response.rerank?.skipped) {
     line(io, `(not reranked: ${response.rerank.skipped}; results in fused order)`);
   }
+  const sealed = response.sealed;
+  if (sealed?.skipped) {
+    line(io, `(${sealed.skipped} of ${sealed.files} sealed files skipped: ${sealed.reason})`);
+  }
   if (!response.results.length) {
     line(io, `No results for "${response.query}".`);
     return;

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { parseFallback } from "../embedding/fallback.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
+import { privacySchema } from "../privacy/config-schema.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
 
@@ -356,6 +357,8 @@ export const configSchema = v.strictObject(
     ),
     /** Tier lifecycle: retention, archive and promotion rules (see `lifecycle/` in the README). */
     lifecycle: v.optional(lifecycleSchema, {}),
+    /** Sealing, explicit unlock and the audit (see "Sensitive memory" in the README). */
+    privacy: v.optional(privacySchema, {}),
     /**
      * Pre-compaction memory flush (`createFlushPolicy`): a silent turn asking the model to store
      * lasting notes once the session's tokens reach contextWindow − reserveTokensFloor −

@@ -10,6 +10,7 @@ import {
 } from "../embedding/identity.js";
 import { EngramError } from "../errors.js";
 import type { Reranker } from "../model/reranker.js";
+import { publicSource, scopeSources } from "../privacy/scope-sources.js";
 import type { SearchFilter, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
@@ -86,9 +87,11 @@ export async function search(
   }
   const requested: SearchMode = options.mode ?? "hybrid";
   const terms = [...new Set(queryTermsOf(analyzer, query))];
+  const scope = options.scope ?? "main";
   const filter: SearchFilter = {
     tiers: options.tiers ?? config.tiers,
-    ...(options.sources ? { sources: options.sources } : {}),
+    // The store filters by scope, so what a scope may not see is never even a candidate.
+    sources: scopeSources(scope, options.sources),
     ...(options.pathPrefix ? { pathPrefix: options.pathPrefix } : {}),
   };
   const pool = maxResults * config.candidateMultiplier;
@@ -221,11 +224,13 @@ export async function search(
       snippet: snippet.text,
       score: round(c.score),
       tier: c.chunk.tier,
-      source: c.chunk.source,
+      source: publicSource(c.chunk.source),
       headings: c.chunk.headings,
       scores: {
         ...(c.scores.vector !== undefined ? { vector: round(c.scores.vector) } : {}),
-        ...(c.scores.text !== undefined ? { text: round(c.scores.text) } : {}),
+        // The raw BM25 value weighs terms by statistics of the whole index, private chunks
+        // included: a group result shows the fused score and the cosine only.
+        ...(c.scores.text !== undefined && scope === "main" ? { text: round(c.scores.text) } : {}),
         ...(c.scores.rerank !== undefined ? { rerank: round(c.scores.rerank) } : {}),
       },
       ...(mode !== "keyword" && embedder

@@ -1,3 +1,4 @@
+import type { SealedSearchInfo } from "../sealing/session.js";
 import type { Source, StoredChunk } from "../store/records.js";
 import type { Tier } from "../tier.js";
 import type { RerankOutcome } from "./rerank.js";
@@ -22,9 +23,11 @@ export interface SearchOptions {
   /** Only chunks whose path starts with this (e.g. `memory/mid-term/`). */
   pathPrefix?: string;
   /**
-   * `main` (default): everything. `group`: leaves out `MEMORY.md` and the other personal files,
-   * files with `sensitive: true` front matter, results showing a private block, and transcripts.
-   * Applied by `Memory.search`.
+   * `main` (default): everything. `group`: leaves out every `MEMORY.md` and the other personal
+   * files, files with `sensitive: true` front matter, private spans (a chunk holding one is seen
+   * through its public view, the span replaced by `[private]`) and transcripts. The store filters
+   * by scope (see `privacy/scope-sources`); `Memory.search` also checks group results against the
+   * files on disk.
    */
   scope?: "main" | "group";
   /** "Now" for temporal decay (default: the current time); replays and tests fix it. */
@@ -89,6 +92,11 @@ export interface SearchResponse {
   vectorsOwed?: number;
   /** The rerank stage, when it ran: whether its order was used, or why it was skipped. */
   rerank?: RerankOutcome;
+  /**
+   * Sealed files (main scope, when the workspace has any): how many were searched with the key,
+   * and how many were skipped (no key, or another key) — search says so rather than staying silent.
+   */
+  sealed?: SealedSearchInfo;
 }
 
 /** A fused candidate before snippets are cut. */
