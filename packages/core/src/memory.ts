@@ -451,12 +451,16 @@ export class Memory {
           opts,
         );
         this.recall.noteSearch(query, response.results);
-        if (response.rerank)
-          await this.#rerank.note(this.store, response.rerank, this.#clock.now());
+        if (response.rerank) {
+          await this.#rerank
+            .note(this.store, response.rerank, this.#clock.now())
+            .catch(() => undefined);
+        }
         return this.sealing.annotate(response, sealed.info);
       } finally {
         // A provider that failed (or recovered) during the query: the next process knows.
-        if (embedder) await this.#saveHealth();
+        // Best effort: a search must answer even when another process holds the write lock.
+        if (embedder) await this.#saveHealth().catch(() => undefined);
       }
     };
     // A store found damaged while searching is rebuilt (synced) and asked again, once.
