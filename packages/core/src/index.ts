@@ -7,10 +7,10 @@
 export * from "./agent/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
+export * from "./consolidation/index.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
 export * from "./lifecycle/index.js";
-export * from "./model/index.js";
 export {
   createMemory,
   Memory,
@@ -19,6 +19,7 @@ export {
   type MemorySyncOptions,
   type ProviderStatus,
 } from "./memory.js";
+export * from "./model/index.js";
 export {
   type GroupScopeParts,
   keepForGroup,

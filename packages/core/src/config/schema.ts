@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { consolidationSchema, maintenanceSchema } from "../consolidation/config-schema.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
@@ -266,6 +267,10 @@ export const configSchema = v.strictObject(
     ),
     /** Tier lifecycle: retention, archive and promotion rules (see `lifecycle/` in the README). */
     lifecycle: v.optional(lifecycleSchema, {}),
+    /** Consolidation: curating long-term memory from new notes (see `consolidation/` in the README). */
+    consolidation: v.optional(consolidationSchema, {}),
+    /** Lifecycle rules and consolidation on a schedule (`engram watch`, `engram mcp`). */
+    maintenance: v.optional(maintenanceSchema, {}),
     /**
      * Pre-compaction memory flush (`createFlushPolicy`): a silent turn asking the model to store
      * lasting notes once the session's tokens reach contextWindow − reserveTokensFloor −

@@ -29,7 +29,7 @@ export interface CandidatesResult {
   projects: StoredProjectCandidate[];
 }
 
-const IMPORTANT_RE = /(^|\s)(#important|!important|\[important\])(?=\s|$)|⭐/iu;
+export const IMPORTANT_RE = /(^|\s)(#important|!important|\[important\])(?=\s|$)|⭐/iu;
 
 /**
  * Promotion candidates, best first: short-term text that searches returned for several distinct

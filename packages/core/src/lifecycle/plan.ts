@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../text/hash.js";
 import { localDate } from "../workspace/clock.js";
@@ -151,11 +151,16 @@ export class PlanBuilder {
 
   /** Plan replacing (or creating) `rel` with `content`, e.g. an appended long-term entry. */
   async put(rel: string, content: string): Promise<void> {
-    const before = await hashOrNull(workspacePath(this.#ws, rel));
+    const abs = workspacePath(this.#ws, rel);
+    const before = await hashOrNull(abs);
     const after = this.#content(content);
     if (before === after) return;
     if (before === null) await this.#mkdirs(path.posix.dirname(rel));
-    this.#steps.push({ kind: "put", path: rel, before, after });
+    const step: Step = { kind: "put", path: rel, before, after };
+    // The file's mtime goes with its bytes: an undo restores both.
+    const mtimeMs = before === null ? undefined : (await lstat(abs).catch(() => null))?.mtimeMs;
+    if (mtimeMs !== undefined) step.beforeMtimeMs = mtimeMs;
+    this.#steps.push(step);
   }
 
   /** Record an item that only `put`s (e.g. a promotion). */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { copyFile, link, mkdir, open, readdir, rmdir, unlink } from "node:fs/promises";
+import { copyFile, link, mkdir, open, readdir, rmdir, unlink, utimes } from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
 import { projectLock } from "../tiers/mid-term.js";
@@ -15,12 +15,21 @@ import { blobs } from "./state.js";
  *
  * - `move`: `from` (content `hash`) → `to`, which must not exist (never overwritten).
  * - `put`: the file at `path` goes from content `before` to content `after` (hashes; null means
- *   no file). Contents come from the blob store.
+ *   no file). Contents come from the blob store. `beforeMtimeMs` / `afterMtimeMs`, when set, are
+ *   the file's modification times in each state: the write sets `afterMtimeMs`, so an undo (the
+ *   inverse put) gives a rewritten file back its old mtime as well as its old bytes.
  * - `mkdir` / `rmdir`: one folder (its parent must exist / it must be empty).
  */
 export type Step =
   | { kind: "move"; from: string; to: string; hash: string }
-  | { kind: "put"; path: string; before: string | null; after: string | null }
+  | {
+      kind: "put";
+      path: string;
+      before: string | null;
+      after: string | null;
+      beforeMtimeMs?: number;
+      afterMtimeMs?: number;
+    }
   | { kind: "mkdir"; path: string }
   | { kind: "rmdir"; path: string };
 
@@ -35,8 +44,12 @@ export function inverse(step: Step): Step {
   switch (step.kind) {
     case "move":
       return { kind: "move", from: step.to, to: step.from, hash: step.hash };
-    case "put":
-      return { kind: "put", path: step.path, before: step.after, after: step.before };
+    case "put": {
+      const back: Step = { kind: "put", path: step.path, before: step.after, after: step.before };
+      if (step.afterMtimeMs !== undefined) back.beforeMtimeMs = step.afterMtimeMs;
+      if (step.beforeMtimeMs !== undefined) back.afterMtimeMs = step.beforeMtimeMs;
+      return back;
+    }
     case "mkdir":
       return { kind: "rmdir", path: step.path };
     case "rmdir":
@@ -133,6 +146,12 @@ export async function runStep(
           const content = await blobs.get(ws, step.after);
           if (step.before === null) await placeBytes(content, abs);
           else await writeFileAtomic(abs, content);
+          if (step.afterMtimeMs !== undefined) {
+            // Seconds as a number keep sub-millisecond precision (a Date would round to ms).
+            // Half a microsecond up: the conversion to a timespec truncates.
+            const seconds = (step.afterMtimeMs + 0.0005) / 1000;
+            await utimes(abs, seconds, seconds);
+          }
         }
         await syncDir(path.dirname(abs));
       });
