@@ -11,4 +11,5 @@ export {
 } from "./parity.js";
 export { notes as parityNotes, PARITY_QUERIES } from "./parity-notes.js";
 export { seededRandom } from "./random.js";
+export { type ModelScript, ScriptedLanguageModel } from "./scripted-model.js";
 export { storeUpsert } from "./store-upsert.js";
