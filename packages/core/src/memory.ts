@@ -2,6 +2,20 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
+import type { ConsolidationResult } from "./consolidation/apply.js";
+import { undoConsolidation } from "./consolidation/apply.js";
+import type { LineRef } from "./consolidation/citations.js";
+import { type ForgetOptions, type ForgetResult, forget } from "./consolidation/forget.js";
+import {
+  type MaintenanceOptions,
+  type MaintenanceRun,
+  type MaintenanceStatus,
+  maintenanceStatus,
+  runMaintenance,
+} from "./consolidation/maintenance.js";
+import { consolidateMemory, type MemoryConsolidateOptions } from "./consolidation/memory-api.js";
+import type { ConsolidationPlan } from "./consolidation/types.js";
+import { type UpdateOptions, type UpdateResult, updateMemory } from "./consolidation/update.js";
 import { EmbedderChain } from "./embedding/chain.js";
 import type { CircuitState } from "./embedding/circuit-breaker.js";
 import type { Embedder } from "./embedding/embedder.js";
@@ -17,6 +31,7 @@ import {
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
+import type { ApplyResult } from "./lifecycle/apply.js";
 import { RecallLog } from "./lifecycle/recall.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
@@ -476,6 +491,54 @@ export class Memory {
     });
     this.#dirty.mark(result.path);
     return result;
+  }
+
+  /**
+   * Plan (default; the plan is saved so a later apply does exactly that) or apply a consolidation
+   * pass over long-term memory, with the memory's language model or, without one, the
+   * deterministic mode. See `planConsolidation` / `applyConsolidation`.
+   */
+  consolidate(options: MemoryConsolidateOptions & { mode: "apply" }): Promise<ConsolidationResult>;
+  consolidate(options?: MemoryConsolidateOptions & { mode?: "plan" }): Promise<ConsolidationPlan>;
+  consolidate(
+    options: MemoryConsolidateOptions = {},
+  ): Promise<ConsolidationPlan | ConsolidationResult> {
+    this.#assertOpen();
+    return consolidateMemory(this, options);
+  }
+
+  /** Undo the last consolidation pass (see `undoConsolidation`). */
+  undoConsolidation(): Promise<ApplyResult> {
+    this.#assertOpen();
+    return undoConsolidation(this);
+  }
+
+  /** Forget lines or every entry containing a text: archived with a tombstone, undoable (see `forget`). */
+  forget(target: LineRef | { query: string }, options: ForgetOptions = {}): Promise<ForgetResult> {
+    this.#assertOpen();
+    return forget(this, target, options);
+  }
+
+  /** Replace lines or a section of a long-term file, archiving the old text (see `updateMemory`). */
+  update(
+    target: LineRef | { path: string; section: string },
+    text: string,
+    options: UpdateOptions = {},
+  ): Promise<UpdateResult> {
+    this.#assertOpen();
+    return updateMemory(this, target, text, options);
+  }
+
+  /** Whether scheduled maintenance is due, the last run and its outcome (see `maintenanceStatus`). */
+  maintenanceStatus(): Promise<MaintenanceStatus> {
+    this.#assertOpen();
+    return maintenanceStatus(this);
+  }
+
+  /** Run maintenance now: lifecycle rules and a consolidation pass (see `runMaintenance`). */
+  runMaintenance(options: MaintenanceOptions = {}): Promise<MaintenanceRun> {
+    this.#assertOpen();
+    return runMaintenance(this, options);
   }
 
   /** Index size, provider, identity, pending changes and the last sync. */

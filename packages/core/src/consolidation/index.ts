@@ -31,10 +31,24 @@ export {
   undoForget,
 } from "./forget.js";
 export { type AffectedLines, type GuardFailure, type GuardResult, recallGuard } from "./guard.js";
+export {
+  type MaintenanceOptions,
+  type MaintenanceRun,
+  type MaintenanceScheduler,
+  type MaintenanceStatus,
+  type MaintenanceTrigger,
+  maintenanceStatus,
+  noteSessionEnd,
+  runMaintenance,
+  startMaintenance,
+} from "./maintenance.js";
+export { consolidateMemory, type MemoryConsolidateOptions } from "./memory-api.js";
+export { hostModel } from "./model-source.js";
 export { ARCHIVE_DIR, REPORTS_DIR, STATE_FILE } from "./paths.js";
 export { type ConsolidateOptions, planConsolidation } from "./plan.js";
 export { CONSOLIDATION_SCHEMA, CONSOLIDATION_SYSTEM_PROMPT, type RawOperation } from "./prompt.js";
 export { describeRefusal } from "./report.js";
+export { parseSchedule, type Schedule } from "./schedule.js";
 export { type ConsolidationState, readState } from "./state.js";
 export type {
   ConsolidationPlan,

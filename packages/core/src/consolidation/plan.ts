@@ -200,7 +200,7 @@ export async function planConsolidation(
   const worthReporting =
     plan.operations.length > 0 ||
     plan.refused.length > 0 ||
-    plan.duplicates.length > 0 ||
+    plan.duplicates.some((d) => d.operation.origin !== "recall") ||
     newMaterial.some((m) => m.processed);
   if (worthReporting) {
     writes.set(

@@ -89,9 +89,11 @@ export function formatReport(
       `${o.targets.slice(1).map(formatRef).join(", ")} into ${at(o)} — archived in ${o.archivedTo} (${o.reason})`,
   );
   section("Summary", kind("SUMMARY"), (o) => `${o.text.trim()} (from ${refs(o.sources)})`);
-  if (plan.duplicates.length) {
+  // Recall candidates come back every pass until recalled less: their duplicates are not news.
+  const known = plan.duplicates.filter((d) => d.operation.origin !== "recall");
+  if (known.length) {
     out.push("", "### Already known", "");
-    for (const d of plan.duplicates) {
+    for (const d of known) {
       out.push(`- ${quote(d.operation.text)} is already at ${formatRef(d.existing)} (${d.method})`);
     }
   }
