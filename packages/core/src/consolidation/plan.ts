@@ -26,7 +26,7 @@ import { duplicateMerges, type KeptApart, promotionAdds } from "./deterministic.
 import { unifiedDiff } from "./diff.js";
 import { editText, type LineEdit, type RemovedLines } from "./edit.js";
 import { type AffectedLines, recallGuard } from "./guard.js";
-import { archivePath, reportPath, STATE_FILE } from "./paths.js";
+import { ARCHIVE_DIR, archivePath, reportPath, STATE_FILE } from "./paths.js";
 import { type ModelProposal, proposeWithModel } from "./propose.js";
 import { formatReport } from "./report.js";
 import { linesHash, readNewSources, type SourceFile } from "./sources.js";
@@ -216,7 +216,11 @@ export async function planConsolidation(
     );
   }
   const builder = new PlanBuilder(ws, now);
-  for (const [file, text] of [...writes].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  // The archive first: a crash between two steps never leaves a removed line only in `.engram/`.
+  const order = (p: string) =>
+    p.startsWith(ARCHIVE_DIR) ? 0 : p === plan.report || p === STATE_FILE ? 2 : 1;
+  const ordered = [...writes].sort(([a], [b]) => order(a) - order(b) || (a < b ? -1 : 1));
+  for (const [file, text] of ordered) {
     const before = await readText(ws, file);
     plan.basis[file] = await hashOrNull(workspacePath(ws, file));
     await builder.put(file, text);

@@ -48,6 +48,7 @@ export async function runUserEdit(
     const builder = new PlanBuilder(ws, now);
     const removed: RemovedLines[] = [];
     const records: ArchiveRecord[] = [];
+    const outputs: Array<[string, string]> = [];
     for (const [file, edits] of input.edits) {
       const text = await readFile(workspacePath(ws, file), "utf8");
       if (text !== input.texts.get(file)) {
@@ -71,7 +72,18 @@ export async function runUserEdit(
           private: sensitive || ranges.some((p) => overlaps({ path: file, ...p }, r.from)),
         });
       }
-      await builder.put(file, outcome.text);
+      outputs.push([file, outcome.text]);
+    }
+    // The archive first: a crash between two steps never leaves a removed line only in `.engram/`.
+    if (records.length) {
+      const existing = await readFile(workspacePath(ws, archiveFile), "utf8").catch(() => null);
+      await builder.put(
+        archiveFile,
+        formatArchive(existing, `Consolidation archive ${date}`, records),
+      );
+    }
+    for (const [file, text] of outputs) {
+      await builder.put(file, text);
       builder.note({
         rule: input.rule,
         action: "archive",
@@ -80,13 +92,6 @@ export async function runUserEdit(
         to: archiveFile,
         reason: input.why,
       });
-    }
-    if (records.length) {
-      const existing = await readFile(workspacePath(ws, archiveFile), "utf8").catch(() => null);
-      await builder.put(
-        archiveFile,
-        formatArchive(existing, `Consolidation archive ${date}`, records),
-      );
     }
     const { items: _items, ...outcome } = await runPlan(host, builder.plan(), "apply", options);
     return { ...outcome, removed, archivedTo: archiveFile };

@@ -66,11 +66,20 @@ const ANSWER = {
     op("UPDATE", "The staging DB listens on port 5433, formerly 5432", "MEMORY.md:5", [`${LOG}:5`]),
     // already known
     op("ADD", "用户喜欢简洁的回答", "", [`${LOG}:7`]),
-    op("SUMMARY", "Lin moved staging to port 5433 and set the 青鸟 deadline 2026-04-30.", "", [`${LOG}:5-8`]),
+    op("SUMMARY", "Lin moved staging to port 5433 and set the 青鸟 deadline 2026-04-30.", "", [
+      `${LOG}:5-8`,
+    ]),
   ],
 };
 
-function op(kind: string, text: string, target: string, sources: string[], reason = "", section = "") {
+function op(
+  kind: string,
+  text: string,
+  target: string,
+  sources: string[],
+  reason = "",
+  section = "",
+) {
   return { op: kind, text, target, merge: [], sources, section, reason };
 }
 
@@ -88,7 +97,13 @@ describe("consolidation with a model", () => {
     expect(prompt).not.toContain("hunter2");
     expect(model.requests[0]?.schema).toBeDefined();
 
-    expect(plan.operations.map((o) => o.op)).toEqual(["SUPERSEDE", "UPDATE", "ADD", "ADD", "SUMMARY"]);
+    expect(plan.operations.map((o) => o.op)).toEqual([
+      "SUPERSEDE",
+      "UPDATE",
+      "ADD",
+      "ADD",
+      "SUMMARY",
+    ]);
     expect(plan.refused.map((r) => r.code)).toEqual([
       "unsupported",
       "lines-missing",
@@ -109,7 +124,9 @@ describe("consolidation with a model", () => {
       "- The staging DB listens on port 5433 <!-- supersedes an entry archived in memory/archive/consolidation/2026-03-02.md -->",
     );
     expect(memory).toContain("- Backups run nightly at 02:00 and at 14:00");
-    expect(memory).toContain("## Preferences\n\n- 用户喜欢简洁的回答\n- Lin prefers dark mode in every tool\n");
+    expect(memory).toContain(
+      "## Preferences\n\n- 用户喜欢简洁的回答\n- Lin prefers dark mode in every tool\n",
+    );
     expect(memory).toContain("## 2026-03-02 03:00\n\n- 项目「青鸟」的截止日期是2026-04-30\n");
     const archive = await read(ws, "memory/archive/consolidation/2026-03-02.md");
     expect(archive).toContain("- The staging DB listens on port 5432");
@@ -142,7 +159,10 @@ describe("consolidation with a model", () => {
     const ws = await tempWorkspace();
     const files: Record<string, string> = { "MEMORY.md": "# Long-term Memory\n" };
     for (let d = 1; d <= 6; d++) {
-      const lines = Array.from({ length: 30 }, (_, i) => `- note ${d}.${i}: the build took ${d * 10 + i} seconds on runner r${i}`);
+      const lines = Array.from(
+        { length: 30 },
+        (_, i) => `- note ${d}.${i}: the build took ${d * 10 + i} seconds on runner r${i}`,
+      );
       files[`memory/2026-03-0${d}.md`] = `# 2026-03-0${d}\n\n## 10:00\n\n${lines.join("\n")}\n`;
     }
     await writeFiles(ws, files);
@@ -167,7 +187,8 @@ describe("consolidation with a model", () => {
     await planConsolidation(host, { now: new Date(2026, 2, 3, 3, 0), model: next });
     const firstSent = model.requests.map((r) => r.messages[0]?.content ?? "").join("\n");
     const secondSent = next.requests.map((r) => r.messages[0]?.content ?? "").join("\n");
-    const noteLines = (t: string) => t.split("\n").filter((l) => /^memory\/2026-03-0\d\.md:\d+\| - note/.test(l));
+    const noteLines = (t: string) =>
+      t.split("\n").filter((l) => /^memory\/2026-03-0\d\.md:\d+\| - note/.test(l));
     const overlap = noteLines(secondSent).filter((l) => noteLines(firstSent).includes(l));
     expect(overlap).toEqual([]);
     expect(noteLines(firstSent).length + noteLines(secondSent).length).toBe(180);
