@@ -190,13 +190,8 @@ export async function planConsolidation(
     lifecycle: { createdAt: now.toISOString(), items: [], steps: [], contents: {}, skipped: [] },
   };
 
-  // What the apply writes.
+  // What the apply writes (the archive is in `built.contents` already).
   const writes = new Map<string, string>(built.contents as Map<string, string>);
-  if (built.archived.length) {
-    const file = archivePath(date);
-    const existing = await readText(ws, file);
-    writes.set(file, formatArchive(existing, `Consolidation archive ${date}`, built.archived));
-  }
   const worthReporting =
     plan.operations.length > 0 ||
     plan.refused.length > 0 ||
@@ -334,8 +329,21 @@ async function build(
       private: isPrivate,
     });
     if (!r.heading) {
-      affected.push({ ref: r.from, text: r.lines.join("\n"), opId: op.id, replacement: op.text });
+      // A superseded entry's content is the old fact: only the archive still holds it.
+      affected.push({
+        ref: r.from,
+        text: r.lines.join("\n"),
+        opId: op.id,
+        ...(op.op === "SUPERSEDE" ? {} : { replacement: op.text }),
+      });
     }
+  }
+  if (archived.length) {
+    const existing = await readText(ws, archiveFile);
+    contents.set(
+      archiveFile,
+      formatArchive(existing, `Consolidation archive ${pass.date}`, archived),
+    );
   }
   for (const op of operations) {
     const placed = placedAt.get(op.id);
