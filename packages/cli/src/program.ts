@@ -14,6 +14,7 @@ import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
 import { registerWatch } from "./commands/watch.js";
+import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError } from "./output.js";
 
 const { version } = JSON.parse(
@@ -42,6 +43,7 @@ export function createProgram(io: Io = processIo): Command {
       writeErr: (s) => io.stderr.write(s),
     })
     .exitOverride();
+  setProgramIo(program, io);
   for (const register of [
     registerInit,
     registerAdd,

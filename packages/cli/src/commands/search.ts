@@ -63,6 +63,12 @@ export function registerSearch(program: Command, io: Io): void {
 
 function printResults(io: Io, response: SearchResponse): void {
   if (response.degraded) line(io, `(keyword search only: ${response.degradedReason})`);
+  if (response.vectorsOwed) {
+    line(
+      io,
+      `(${response.vectorsOwed} file(s) still owe their vectors: found by their keywords until engram sync embeds them)`,
+    );
+  }
   if (!response.results.length) {
     line(io, `No results for "${response.query}".`);
     return;
