@@ -41,6 +41,13 @@ export {
 } from "./tools.js";
 export type { MemoryGetArgs, MemorySearchArgs, MemoryWriteArgs } from "./tools-args.js";
 export { parseToolArgs } from "./tools-args.js";
+export { CURATION_TOOL_DEFINITIONS } from "./tools-curation.js";
+export type {
+  ConsolidateToolResult,
+  CurationHost,
+  ForgetToolResult,
+  UpdateToolResult,
+} from "./tools-curation-handlers.js";
 export {
   type JsonSchema,
   MAX_WRITE_CHARS,
@@ -48,6 +55,7 @@ export {
   type MemoryToolName,
   type OpenAiTool,
   openAiTools,
+  type ToolAnnotations,
   type ToolDefinition,
   type ToolParameters,
 } from "./tools-definitions.js";

@@ -74,6 +74,31 @@ const FIELDS: Record<MemoryToolName, Record<string, Field>> = {
     from: { schema: int(1), expect: "a whole number of at least 1", example: "1" },
     lines: { schema: int(1), expect: "a whole number of at least 1", example: "40" },
   },
+  memory_forget: {
+    target: { schema: text(), expect: "lines as path:start-end", example: '"MEMORY.md:12-14"' },
+    query: { schema: text(), expect: "non-empty text", example: '"hunter2"' },
+    reason: { schema: text(), expect: "non-empty text", example: '"no longer true"' },
+    fromLog: { schema: v.boolean(), expect: "true or false", example: "false" },
+  },
+  memory_update: {
+    target: {
+      schema: text(),
+      expect: "path:start-end or path#Heading",
+      example: '"MEMORY.md:12-14"',
+      required: true,
+    },
+    text: {
+      schema: text(MAX_WRITE_CHARS),
+      expect: `non-empty text of at most ${MAX_WRITE_CHARS} characters`,
+      example: '"- Lin prefers tea"',
+      required: true,
+    },
+    reason: { schema: text(), expect: "non-empty text", example: '"corrected"' },
+  },
+  memory_consolidate: {
+    mode: { schema: v.picklist(["plan", "apply"]), expect: '"plan" or "apply"', example: '"plan"' },
+    maxTokens: { schema: int(1), expect: "a whole number of at least 1", example: "20000" },
+  },
   memory_write: {
     text: {
       schema: text(MAX_WRITE_CHARS),

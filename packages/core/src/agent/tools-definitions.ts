@@ -19,10 +19,33 @@ export interface ToolDefinition {
   readonly name: MemoryToolName;
   readonly description: string;
   readonly parameters: ToolParameters;
+  /** A human-readable name (MCP `title`). */
+  readonly title?: string;
+  /** Hints about the tool's behaviour, as MCP names them (`ToolAnnotations`). */
+  readonly annotations?: ToolAnnotations;
+}
+
+/** MCP's tool annotations: hints for clients, never guarantees. */
+export interface ToolAnnotations {
+  readonly title?: string;
+  /** The tool changes nothing. */
+  readonly readOnlyHint?: boolean;
+  /** A change may remove or overwrite what is there (meaningful when not read-only). */
+  readonly destructiveHint?: boolean;
+  /** Calling it again with the same arguments changes nothing more. */
+  readonly idempotentHint?: boolean;
+  /** It reaches entities outside engram (e.g. a remote model). */
+  readonly openWorldHint?: boolean;
 }
 
 /** The names of engram's memory tools. */
-export type MemoryToolName = "memory_search" | "memory_get" | "memory_write";
+export type MemoryToolName =
+  | "memory_search"
+  | "memory_get"
+  | "memory_write"
+  | "memory_forget"
+  | "memory_update"
+  | "memory_consolidate";
 
 /** Most characters one `memory_write` call may append (a guard against runaway output). */
 export const MAX_WRITE_CHARS = 50_000;

@@ -6,14 +6,26 @@ import type { AppendResult } from "../workspace/append.js";
 import { isDailyLogPath } from "../workspace/layout.js";
 import type { MemoryFileSlice } from "../workspace/read.js";
 import { type MemoryWriteArgs, parseToolArgs } from "./tools-args.js";
+import { CURATION_TOOL_DEFINITIONS } from "./tools-curation.js";
+import {
+  type ConsolidateToolResult,
+  type CurationHost,
+  curationHandlers,
+  type ForgetToolResult,
+  type UpdateToolResult,
+} from "./tools-curation-handlers.js";
 import {
   MEMORY_TOOL_DEFINITIONS,
   type MemoryToolName,
   type ToolDefinition,
 } from "./tools-definitions.js";
 
-/** What the tools need of a {@link Memory} (a `Memory` is one). */
-export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm">;
+/**
+ * What the tools need of a {@link Memory} (a `Memory` is one). The curation tools are offered
+ * only when the host has `forget`, `update` and `consolidate`.
+ */
+export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> &
+  Partial<CurationHost>;
 
 /** One `memory_search` hit: a snippet with the exact lines it shows. */
 export interface SearchToolHit {
@@ -53,12 +65,20 @@ export interface MemoryToolResults {
   memory_search: SearchToolResult;
   memory_get: MemoryFileSlice;
   memory_write: WriteToolResult;
+  memory_forget: ForgetToolResult;
+  memory_update: UpdateToolResult;
+  memory_consolidate: ConsolidateToolResult;
 }
 
 /** Options of {@link createMemoryTools}. */
 export interface MemoryToolsOptions {
-  /** Leave `memory_write` out (a read-only agent or server). Default false. */
+  /** Leave `memory_write` and the curation tools out (a read-only agent or server). Default false. */
   readOnly?: boolean;
+  /**
+   * `group`: the agent serves a shared conversation; the curation tools (forget, update,
+   * consolidate) are left out and refused. Default `main`.
+   */
+  scope?: "main" | "group";
 }
 
 /** The memory tools of one workspace: definitions to hand to a model, and their handler. */
@@ -94,10 +114,22 @@ export function createMemoryTools(
   memory: MemoryToolsHost,
   options: MemoryToolsOptions = {},
 ): MemoryTools {
-  const definitions = options.readOnly
-    ? MEMORY_TOOL_DEFINITIONS.filter((d) => d.name !== "memory_write")
-    : MEMORY_TOOL_DEFINITIONS;
+  const curation =
+    !options.readOnly &&
+    options.scope !== "group" &&
+    typeof memory.forget === "function" &&
+    typeof memory.update === "function" &&
+    typeof memory.consolidate === "function";
+  const definitions = [
+    ...(options.readOnly
+      ? MEMORY_TOOL_DEFINITIONS.filter((d) => d.name !== "memory_write")
+      : MEMORY_TOOL_DEFINITIONS),
+    ...(curation ? CURATION_TOOL_DEFINITIONS : []),
+  ];
   const enabled = new Set<string>(definitions.map((d) => d.name));
+  const refusedHere = (name: string) =>
+    CURATION_TOOL_DEFINITIONS.some((d) => d.name === name) &&
+    (options.readOnly || options.scope === "group");
 
   const handlers = {
     memory_search: async (raw: unknown): Promise<SearchToolResult> => {
@@ -130,11 +162,21 @@ export function createMemoryTools(
     },
     memory_write: async (raw: unknown): Promise<WriteToolResult> =>
       writeMemory(memory, parseToolArgs("memory_write", raw)),
+    ...(curation ? curationHandlers(memory as CurationHost) : unavailable()),
   } satisfies { [N in MemoryToolName]: (raw: unknown) => Promise<MemoryToolResults[N]> };
 
   return {
     definitions,
     call: async (name: string, args: unknown) => {
+      if (refusedHere(name)) {
+        throw new EngramError(
+          "INVALID_ARGUMENT",
+          `${name} is not available ${options.readOnly ? "to a read-only agent" : "in group scope"}`,
+          {
+            hint: "curating memory (forget, update, consolidate) is for the main session of a writable workspace",
+          },
+        );
+      }
       if (!enabled.has(name)) {
         throw new EngramError("INVALID_ARGUMENT", `unknown tool "${name}"`, {
           hint: `call one of ${[...enabled].join(", ")}`,
@@ -158,4 +200,14 @@ async function writeMemory(memory: MemoryToolsHost, args: MemoryWriteArgs) {
     ? await memory.appendDaily(text, { date })
     : await memory.appendLongTerm(text, { file: target });
   return { ...result, target: "file" as const };
+}
+
+/** Stand-ins for the curation tools when the host cannot curate (never called: not enabled). */
+function unavailable() {
+  const no = (): never => {
+    throw new EngramError("INVALID_ARGUMENT", "this memory cannot curate", {
+      hint: "pass a Memory (createMemory) to createMemoryTools",
+    });
+  };
+  return { memory_forget: no, memory_update: no, memory_consolidate: no };
 }

@@ -9,6 +9,7 @@ import { tryWorkspaceLock, withWorkspaceLock } from "../workspace/lock.js";
 import { indexDir } from "../workspace/paths.js";
 import { THREE_TIER_PATHS } from "../workspace/presets.js";
 import { applyConsolidation } from "./apply.js";
+import { hostModel } from "./model-source.js";
 import { lastSlot, nextSlot, parseSchedule } from "./schedule.js";
 import { readState } from "./state.js";
 
@@ -44,6 +45,8 @@ export interface MaintenanceStatus {
   /** Sessions ended since the last pass (session ends noted, session files and transcripts changed). */
   sessionsSinceLastPass: number;
   due: boolean;
+  /** Whether the gates pass (true without gates): what a session-end run checks. */
+  gatesPass: boolean;
   /** Why it is (not) due, in words. */
   why: string;
   /** The next scheduled time, ISO (null without a schedule). */
@@ -92,12 +95,12 @@ async function updateFileState(ws: string, change: (s: MaintenanceFile) => void)
  * it; call it yourself when your agent has no flush policy.
  */
 export async function noteSessionEnd(
-  host: LifecycleHost,
+  workspace: string,
   sessionId: string,
-  at?: Date,
+  at: Date,
 ): Promise<void> {
-  const when = (at ?? hostNow(host)).toISOString();
-  await updateFileState(host.workspace, (s) => {
+  const when = at.toISOString();
+  await updateFileState(workspace, (s) => {
     s.sessionEnds.push({ id: sessionId, at: when });
     if (s.sessionEnds.length > MAX_SESSION_ENDS)
       s.sessionEnds.splice(0, s.sessionEnds.length - MAX_SESSION_ENDS);
@@ -131,10 +134,22 @@ export async function maintenanceStatus(
     passes: state.passes,
     sessionsSinceLastPass: sessions,
     due: false,
+    gatesPass: true,
     why: "",
     nextAt: nextSlot(schedule, now, lastPass)?.toISOString() ?? null,
     lastRun: file.lastRun,
   };
+  let gateWhy = "";
+  if (gates?.minHours !== undefined && lastPass) {
+    const hours = (now.getTime() - lastPass.getTime()) / 3_600_000;
+    if (hours < gates.minHours) {
+      gateWhy = `${hours.toFixed(1)} h since the last pass; the gate wants ${gates.minHours} h`;
+    }
+  }
+  if (!gateWhy && gates?.minSessions !== undefined && sessions < gates.minSessions) {
+    gateWhy = `${sessions} sessions since the last pass; the gate wants ${gates.minSessions}`;
+  }
+  status.gatesPass = gateWhy === "";
   if (schedule.kind === "off" && !gates) {
     status.why = 'maintenance.schedule is "off" and no gates are set';
     return status;
@@ -147,15 +162,8 @@ export async function maintenanceStatus(
       return status;
     }
   }
-  if (gates?.minHours !== undefined && lastPass) {
-    const hours = (now.getTime() - lastPass.getTime()) / 3_600_000;
-    if (hours < gates.minHours) {
-      status.why = `${hours.toFixed(1)} h since the last pass; the gate wants ${gates.minHours} h`;
-      return status;
-    }
-  }
-  if (gates?.minSessions !== undefined && sessions < gates.minSessions) {
-    status.why = `${sessions} sessions since the last pass; the gate wants ${gates.minSessions}`;
+  if (gateWhy) {
+    status.why = gateWhy;
     return status;
   }
   status.due = true;
@@ -188,7 +196,7 @@ async function sessionsSince(
 /** Options of {@link runMaintenance}. */
 export interface MaintenanceOptions {
   trigger?: MaintenanceTrigger;
-  /** The model for consolidation (absent/null: the deterministic mode). */
+  /** The model for consolidation (default: the host's `languageModel`; null: the deterministic mode). */
   model?: LanguageModel | null;
   now?: Date;
 }
@@ -210,8 +218,10 @@ export async function runMaintenance(
   if (!release) return { at, trigger, outcome: "busy" };
   try {
     if (trigger !== "manual") {
+      // A scheduled run needs its slot and the gates; a session-end run the gates only.
       const status = await maintenanceStatus(host, options);
-      if (!status.due) return { at, trigger, outcome: "skipped", reason: status.why };
+      const go = trigger === "schedule" ? status.due : status.gatesPass;
+      if (!go) return { at, trigger, outcome: "skipped", reason: status.why };
     }
     const cfg = host.config.maintenance;
     const run: MaintenanceRun = { at, trigger, outcome: "ok" };
@@ -229,7 +239,7 @@ export async function runMaintenance(
       try {
         const r = await applyConsolidation(host, {
           ...now,
-          model: options.model ?? null,
+          model: options.model === undefined ? hostModel(host) : options.model,
           skipUnsafe: true,
         });
         run.consolidation = {
@@ -291,7 +301,7 @@ export function startMaintenance(
         if (!status.due) return null;
         const run = await runMaintenance(host, {
           trigger: "schedule",
-          model: options.model?.() ?? null,
+          ...(options.model ? { model: options.model() } : {}),
         });
         if (run.outcome !== "skipped" && run.outcome !== "busy") options.onRun?.(run);
         return run;
