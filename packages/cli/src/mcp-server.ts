@@ -29,6 +29,8 @@ export function createMcpServer(tools: MemoryTools, info: { name: string; versio
       name: d.name,
       description: d.description,
       inputSchema: d.parameters as unknown as { type: "object"; [key: string]: unknown },
+      ...(d.title ? { title: d.title } : {}),
+      ...(d.annotations ? { annotations: { ...d.annotations } } : {}),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

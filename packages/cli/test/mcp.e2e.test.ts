@@ -49,7 +49,18 @@ describe("engram mcp", () => {
   it("lists the tools with core's JSON Schemas", async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_write"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "memory_search",
+      "memory_get",
+      "memory_write",
+      "memory_forget",
+      "memory_update",
+      "memory_consolidate",
+    ]);
+    expect(tools.find((t) => t.name === "memory_forget")).toMatchObject({
+      title: "Forget memory",
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    });
     const write = tools.find((t) => t.name === "memory_write");
     expect(write?.inputSchema).toMatchObject({
       type: "object",

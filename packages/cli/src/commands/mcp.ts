@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { createMemoryTools } from "@engram/core";
+import { createMemoryTools, startMaintenance } from "@engram/core";
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import type { Io } from "../output.js";
@@ -28,6 +28,7 @@ export function registerMcp(program: Command, io: Io): void {
       const { createMcpServer } = await import("../mcp-server.js");
       const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
       const stops: (() => void)[] = [];
+      let stopMaintenance: () => Promise<void> = async () => {};
       try {
         const tools = createMemoryTools(memory, { readOnly: flags.readOnly === true });
         const server = createMcpServer(tools, {
@@ -54,6 +55,12 @@ export function registerMcp(program: Command, io: Io): void {
         if (flags.watch) {
           memory.watch({ onError: (error) => log(`sync failed: ${(error as Error).message}`) });
         }
+        // Lifecycle rules and consolidation on the config's schedule (one process runs each).
+        const maintenance = startMaintenance(memory, {
+          onRun: (run) => log(`maintenance (${run.trigger}): ${run.outcome}`),
+          onError: (error) => log(`maintenance failed: ${(error as Error).message}`),
+        });
+        stopMaintenance = () => maintenance.stop();
         memory.sync().then(
           (report) => report && log(describeSync(report)),
           (error: Error) => log(`sync failed: ${error.message}`),
@@ -62,6 +69,7 @@ export function registerMcp(program: Command, io: Io): void {
         await server.close();
       } finally {
         for (const stop of stops) stop();
+        await stopMaintenance();
         await memory.close();
       }
     });

@@ -1,7 +1,13 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
-import { type ApplyOptions, type ApplyResult, runPlan, undoLastApply } from "../lifecycle/apply.js";
+import {
+  type ApplyOptions,
+  type ApplyResult,
+  recoverLifecycle,
+  runPlan,
+  undoLastApply,
+} from "../lifecycle/apply.js";
 import { hashOrNull, workspacePath } from "../lifecycle/files.js";
 import { hostNow, type LifecycleHost } from "../lifecycle/host.js";
 import { recoverJournal, withLifecycleLock } from "../lifecycle/journal.js";
@@ -90,6 +96,8 @@ export async function applyConsolidation(
     host.workspace,
     CONSOLIDATION_LOCK,
     async () => {
+      // Finish an interrupted apply first: the saved plan is then judged against the real files.
+      const recovered = (await recoverLifecycle(host)) ?? undefined;
       let reused = false;
       let plan = options.plan ?? null;
       if (!plan) {
@@ -118,7 +126,7 @@ export async function applyConsolidation(
       });
       await dropSavedPlan(host);
       const { items: _items, ...rest } = outcome;
-      return { ...rest, plan: chosen, reused };
+      return { ...rest, plan: chosen, reused, ...(recovered ? { recovered } : {}) };
     },
     { timeoutMs: options.lockTimeoutMs ?? 30_000 },
   );

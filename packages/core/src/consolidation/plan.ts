@@ -219,7 +219,8 @@ export async function planConsolidation(
     const before = await readText(ws, file);
     plan.basis[file] = await hashOrNull(workspacePath(ws, file));
     await builder.put(file, text);
-    if (before !== text) plan.diffs.push({ path: file, diff: unifiedDiff(file, before, text) });
+    if (before !== text)
+      plan.diffs.push({ path: file, diff: await unifiedDiff(file, before, text) });
     builder.note({
       rule: "consolidate",
       action: "archive",
