@@ -27,7 +27,13 @@ export {
   searchGroupScope,
 } from "./search/group-scope.js";
 export * from "./search/index.js";
-export { applyTierWeights, DEFAULT_TIER_WEIGHTS, type TierWeights } from "./search/tier-weight.js";
+export {
+  applyTierWeights,
+  DEFAULT_TIER_WEIGHTS,
+  TIER_WEIGHT_PRESETS,
+  type TierWeightPreset,
+  type TierWeights,
+} from "./search/tier-weight.js";
 export * from "./sessions/index.js";
 export * from "./store/index.js";
 export * from "./sync/index.js";

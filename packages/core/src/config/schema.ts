@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { consolidationSchema, maintenanceSchema } from "../consolidation/config-schema.js";
 import { parseFallback } from "../embedding/fallback.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
+import { TIER_WEIGHT_PRESETS, type TierWeightPreset } from "../search/tier-weight.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
 
@@ -209,18 +210,26 @@ export const configSchema = v.strictObject(
             ),
             /**
              * Score multiplier per tier (0–1): when scores tie closely, curated long-term memory
-             * ranks above project notes, project notes above daily logs, the archive last.
+             * ranks above project notes, project notes above daily logs, the archive last. Or a
+             * preset's name: `"curated-first"` (the default) or `"three-tier"` (the seed's
+             * retrieval priority, short > mid > long > archive).
              */
             tierWeights: v.optional(
-              v.strictObject(
-                {
-                  long: v.optional(unit, 1),
-                  mid: v.optional(unit, 0.97),
-                  short: v.optional(unit, 0.94),
-                  archive: v.optional(unit, 0.9),
-                },
-                unknownKey,
-              ),
+              v.union([
+                v.pipe(
+                  v.picklist(Object.keys(TIER_WEIGHT_PRESETS) as TierWeightPreset[]),
+                  v.transform((name) => ({ ...TIER_WEIGHT_PRESETS[name] })),
+                ),
+                v.strictObject(
+                  {
+                    long: v.optional(unit, 1),
+                    mid: v.optional(unit, 0.97),
+                    short: v.optional(unit, 0.94),
+                    archive: v.optional(unit, 0.9),
+                  },
+                  unknownKey,
+                ),
+              ]),
               {},
             ),
           },
