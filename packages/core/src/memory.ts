@@ -28,6 +28,7 @@ import type { ApplyResult } from "./lifecycle/apply.js";
 import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
 import { searchGroupScope } from "./search/group-scope.js";
+import { searchRelevance } from "./search/relevance-signals.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
@@ -353,6 +354,7 @@ export class Memory {
     const stored = parseIdentity(identityJson)?.embedding ?? null;
     const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
     const owed = this.#owedPaths(owedJson);
+    const relevance = await searchRelevance(this.workspace, this.config, options, this.#clock);
     const run = async (opts: SearchOptions) => {
       try {
         const response = await search(
@@ -364,6 +366,7 @@ export class Memory {
             indexed: stored,
             owed,
             ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
+            ...(relevance ? { relevance } : {}),
             config: this.config.search,
           },
           query,

@@ -209,6 +209,21 @@ export const configSchema = v.strictObject(
               {},
             ),
             /**
+             * Blend the three-tier seed's relevance formula into the ranking: `(1 − weight) ·
+             * score + weight · r/(1+r)`, r = recencyWeight·1/days + frequencyWeight·recalls +
+             * importanceWeight·important (weights from `lifecycle.candidates`).
+             */
+            relevance: v.optional(
+              v.strictObject(
+                {
+                  enabled: v.optional(v.boolean(), false),
+                  weight: v.optional(unit, 0.2),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
+            /**
              * Score multiplier per tier (0–1): when scores tie closely, curated long-term memory
              * ranks above project notes, project notes above daily logs, the archive last. Or a
              * preset's name: `"curated-first"` (the default) or `"three-tier"` (the seed's

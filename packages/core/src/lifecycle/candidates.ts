@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { relevanceScore } from "../search/relevance.js";
 import { isSensitiveFile, overlapsPrivate, privateRanges } from "../workspace/privacy.js";
 import { workspacePath } from "./files.js";
 import { hostNow, hostTierOf, type LifecycleHost, type LifecycleTimeOptions } from "./host.js";
@@ -72,10 +73,10 @@ export async function promotionCandidates(
     const days = Math.max(1, (now.getTime() - Date.parse(g.lastAt)) / 86_400_000);
     const recency = 1 / days;
     const importance = IMPORTANT_RE.test(text) ? 1 : 0;
-    const score =
-      weights.recencyWeight * recency +
-      weights.frequencyWeight * frequency +
-      weights.importanceWeight * importance;
+    const score = relevanceScore(
+      { daysSinceUpdate: days, accessCount: frequency, important: importance === 1 },
+      weights,
+    );
     out.push({
       path: g.path,
       startLine: g.startLine,

@@ -9,7 +9,7 @@ import {
   parseIdentity,
 } from "../embedding/identity.js";
 import { EngramError } from "../errors.js";
-import type { SearchFilter, StoreHit } from "../store/records.js";
+import type { SearchFilter, StoredChunk, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
@@ -22,6 +22,7 @@ import {
   vectorOnly,
 } from "./fusion.js";
 import { mmrByTerms } from "./mmr.js";
+import { applyRelevance, type RelevanceSignals, type RelevanceWeights } from "./relevance.js";
 import { cutSnippet } from "./snippet.js";
 import { lineTermWeights } from "./term-weights.js";
 import { applyTierWeights } from "./tier-weight.js";
@@ -53,6 +54,12 @@ export interface SearcherParts {
   owed?: ReadonlySet<string>;
   /** Why there is no vector side, when the caller knows better than "no provider configured". */
   noVectorsReason?: string;
+  /** Relevance signals of a chunk (the seed's formula), when search blends relevance in. */
+  relevance?: {
+    signalsOf: (chunk: StoredChunk) => RelevanceSignals;
+    weight: number;
+    weights: RelevanceWeights;
+  };
   config: EngramConfig["search"];
 }
 
@@ -160,9 +167,17 @@ export async function search(
         compareCandidates,
       )
     : kept;
+  const relevant = parts.relevance
+    ? applyRelevance(
+        ranked,
+        parts.relevance.signalsOf,
+        parts.relevance.weight,
+        parts.relevance.weights,
+      ).sort(compareCandidates)
+    : ranked;
   const chosen = config.mmr.enabled
-    ? mmrByTerms(ranked, maxResults, config.mmr.lambda, termsOf)
-    : ranked.slice(0, maxResults);
+    ? mmrByTerms(relevant, maxResults, config.mmr.lambda, termsOf)
+    : relevant.slice(0, maxResults);
   const lineWeights = lineTermWeights(
     chosen.map((c) => c.chunk.text),
     queryTerms,
