@@ -15,8 +15,10 @@ describe("relevance in search", () => {
   it("blends recency, recall frequency and importance into the ranking when asked", async () => {
     dir = await tempDir("engram-relevance-");
     await writeFiles(dir, {
-      "memory/2026-01-10.md": "# 2026-01-10\n\n## 10:00\n\nThe deploy checklist lives in the wiki\n",
-      "memory/2026-03-01.md": "# 2026-03-01\n\n## 10:00\n\nThe deploy checklist lives in the wiki #important\n",
+      "memory/2026-01-10.md":
+        "# 2026-01-10\n\n## 10:00\n\nThe deploy checklist lives in the wiki\n",
+      "memory/2026-03-01.md":
+        "# 2026-03-01\n\n## 10:00\n\nThe deploy checklist lives in the wiki #important\n",
     });
     memory = await createMemory({
       workspace: dir,
@@ -26,9 +28,9 @@ describe("relevance in search", () => {
     });
     await memory.sync();
     const paths = async (opts = {}) =>
-      (await (memory as Memory).search("deploy checklist", { mode: "keyword", ...opts })).results.map(
-        (r) => r.path,
-      );
+      (
+        await (memory as Memory).search("deploy checklist", { mode: "keyword", ...opts })
+      ).results.map((r) => r.path);
     const plain = await paths();
     expect(plain).toHaveLength(2);
     // The recent, important note wins with relevance blended in.

@@ -20,6 +20,10 @@ export function registerLocomoBench(
     .requiredOption("--file <json>", "LoCoMo JSON file, e.g. ../shared/data/locomo/locomo-dev.json")
     .option("--k <list>", "comma-separated result counts to measure recall at", "1,6,10")
     .option("--keep <dir>", "build the workspaces here (one folder per conversation) and keep them")
+    .option(
+      "--consolidate",
+      "ask every question once, apply a consolidation pass without a model, then measure",
+    )
     .option("--out <dir>", "write locomo-<dataset>.json and .md here", "bench/results")
     .option("--no-out", "write no result files")
     .option(
@@ -28,7 +32,14 @@ export function registerLocomoBench(
     )
     .action(
       async (
-        flags: { file: string; k: string; keep?: string; out: string | false; config?: string },
+        flags: {
+          file: string;
+          k: string;
+          keep?: string;
+          out: string | false;
+          config?: string;
+          consolidate?: boolean;
+        },
         cmd: Command,
       ) => {
         const g = globals(cmd);
@@ -40,6 +51,7 @@ export function registerLocomoBench(
           ks: parseKs(flags.k),
           ...(flags.keep ? { workspace: flags.keep } : {}),
           ...(config ? { config } : {}),
+          ...(flags.consolidate ? { consolidate: true } : {}),
           log: (text) => io.stderr.write(`${text}\n`),
         });
         const files = flags.out === false ? undefined : await writeLocomoResults(flags.out, result);

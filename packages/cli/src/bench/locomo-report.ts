@@ -18,7 +18,10 @@ export function locomoMarkdown(r: LocomoBenchResult): string {
         .join(
           ", ",
         )}); ${r.unresolvedEvidence.length} evidence ids name no turn (counted as misses).` +
-      (r.config ? ` Config: \`${JSON.stringify(r.config)}\`.` : " Default config."),
+      (r.config ? ` Config: \`${JSON.stringify(r.config)}\`.` : " Default config.") +
+      (r.consolidation
+        ? ` Consolidated before measuring (every question asked once, then a pass without a model): ${r.consolidation.operations} operations (${r.consolidation.added} added, ${r.consolidation.merged} merged), ${r.consolidation.refused} refused, ${(r.consolidation.ms / 1000).toFixed(2)} s.`
+        : ""),
     "",
     "| mode | k | any evidence | all evidence | multi-hop | temporal | open-domain | single-hop | context chars (mean / max) |",
     "|---|---|---|---|---|---|---|---|---|",
@@ -48,7 +51,8 @@ export async function writeLocomoResults(
   r: LocomoBenchResult,
 ): Promise<{ json: string; markdown: string }> {
   await mkdir(dir, { recursive: true });
-  const name = `locomo-${r.dataset.replace(/^locomo[-_]?/i, "").replace(/[^A-Za-z0-9._-]/g, "_") || "data"}`;
+  const base = `locomo-${r.dataset.replace(/^locomo[-_]?/i, "").replace(/[^A-Za-z0-9._-]/g, "_") || "data"}`;
+  const name = r.consolidation ? `${base}-consolidated` : base;
   const json = join(dir, `${name}.json`);
   const markdown = join(dir, `${name}.md`);
   await writeFileAtomic(json, `${JSON.stringify(r, null, 2)}\n`);

@@ -4,6 +4,7 @@ import { basename, join } from "node:path";
 import {
   appendDailyLog,
   CONFIG_FILE,
+  type ConsolidationResult,
   type EngramConfigInput,
   fixedClock,
   MEMORY_DIR,
@@ -25,6 +26,13 @@ export interface LocomoBenchOptions {
   config?: EngramConfigInput;
   /** Build the workspaces under this folder and keep them (one sub-folder per conversation). */
   workspace?: string;
+  /**
+   * Consolidate each conversation before measuring: every question is asked once (hybrid, 6
+   * results, as an agent would, which fills the recall log), then a consolidation pass without a
+   * model is applied (duplicates merged, recalled turns promoted to MEMORY.md), then recall is
+   * measured as usual.
+   */
+  consolidate?: boolean;
   log?: (line: string) => void;
 }
 
@@ -63,6 +71,15 @@ export interface LocomoBenchResult {
   syncMs: number;
   config: EngramConfigInput | null;
   modes: LocomoModeResult[];
+  /** With `consolidate`: what the passes did, summed over the conversations. */
+  consolidation?: {
+    passes: number;
+    operations: number;
+    added: number;
+    merged: number;
+    refused: number;
+    ms: number;
+  };
 }
 
 const CATEGORIES = ["1", "2", "3", "4"] as const;
@@ -96,6 +113,7 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
   const unresolvedEvidence: string[] = [];
   let chunks = 0;
   let syncMs = 0;
+  const consolidation = { passes: 0, operations: 0, added: 0, merged: 0, refused: 0, ms: 0 };
   try {
     const folders = new Set<string>();
     for (const [index, conversation] of conversations.entries()) {
@@ -114,6 +132,21 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
         syncMs += await timed(async () => (report = await memory.sync()));
         chunks += report?.chunks ?? 0;
         modes = benchModes(memory);
+        if (options.consolidate) {
+          for (const question of conversation.questions) await memory.search(question.question);
+          await memory.recall.flush();
+          let pass: ConsolidationResult | undefined;
+          const ms = await timed(async () => {
+            pass = await memory.consolidate({ mode: "apply", model: null, skipUnsafe: true });
+          });
+          const ops = pass?.plan.operations ?? [];
+          consolidation.passes++;
+          consolidation.operations += ops.length;
+          consolidation.added += ops.filter((o) => o.op === "ADD").length;
+          consolidation.merged += ops.filter((o) => o.op === "MERGE").length;
+          consolidation.refused += pass?.plan.refused.length ?? 0;
+          consolidation.ms += ms;
+        }
         const lines = new Map<string, string[]>();
         const linesOf = async (path: string) => {
           let cached = lines.get(path);
@@ -184,6 +217,7 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
     chunks,
     syncMs,
     config: options.config ?? null,
+    ...(options.consolidate ? { consolidation } : {}),
     modes: modes.map((mode) => ({
       label: mode.label,
       ...(degraded[mode.label] ? { degraded: degraded[mode.label] } : {}),

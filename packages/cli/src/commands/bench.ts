@@ -1,6 +1,7 @@
 import { type EngramConfigInput, EngramError } from "@engram/core";
 import type { Command } from "commander";
 import type { BeirBenchResult } from "../bench/beir.js";
+import { registerConsolidateBench } from "../bench/consolidate-command.js";
 import { registerLocomoBench } from "../bench/locomo-command.js";
 import { registerBenchPerf } from "../bench/perf-command.js";
 import { globals, positiveInt } from "../context.js";
@@ -45,6 +46,7 @@ export function registerBench(program: Command, io: Io): void {
     );
   registerLocomoBench(bench, io, parseConfigFlag);
   registerBenchPerf(bench, io);
+  registerConsolidateBench(bench, io);
 }
 
 function printBeir(io: Io, r: BeirBenchResult): void {

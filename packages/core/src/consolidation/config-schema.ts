@@ -38,6 +38,8 @@ export const consolidationSchema = v.strictObject(
      * marked important (`#important`, ⭐) to long-term memory.
      */
     promote: v.optional(v.boolean(), true),
+    /** Most recalled entries one pass adds without a model (the best-scored candidates first). */
+    maxPromotions: v.optional(int(0), 10),
     /** Most tokens one pass may send to and receive from the model (default: no limit). */
     maxTokens: v.optional(int(1)),
     /** Most tokens the model may answer per call (default 2048). */

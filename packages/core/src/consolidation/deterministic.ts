@@ -3,6 +3,8 @@ import { IMPORTANT_RE, promotionCandidates } from "../lifecycle/candidates.js";
 import { normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
 import { workspacePath } from "../lifecycle/files.js";
 import { hostAnalyzer, type LifecycleHost } from "../lifecycle/host.js";
+import { readQueryTexts } from "../lifecycle/recall.js";
+import type { Analyzer } from "../text/analyzer.js";
 import { formatRef, type LineRef } from "./citations.js";
 import { type CuratedFile, type Entry, entriesOf } from "./curated.js";
 import { factsOf, missingFacts } from "./facts.js";
@@ -203,22 +205,26 @@ export async function promotionAdds(
 ): Promise<Operation[]> {
   const ops: Operation[] = [];
   const { candidates } = await promotionCandidates(host, { now, limit: MAX_PROMOTIONS });
-  const texts = new Map<string, string | null>();
+  const files = new Map<string, string | null>();
+  const queryTexts = await readQueryTexts(host.workspace);
+  const analyzer = hostAnalyzer(host);
   for (const c of candidates) {
-    if (!texts.has(c.path)) {
-      texts.set(
+    if (!files.has(c.path)) {
+      files.set(
         c.path,
         await readFile(workspacePath(host.workspace, c.path), "utf8").catch(() => null),
       );
     }
-    for (const e of entriesOf(texts.get(c.path) ?? "")) {
-      if (e.endLine < c.startLine || e.startLine > c.endLine) continue;
-      const text = factText(e.text);
-      if (!text) continue;
+    const inside = entriesOf(files.get(c.path) ?? "").filter(
+      (e) => e.endLine >= c.startLine && e.startLine <= c.endLine && factText(e.text),
+    );
+    const min = host.config.lifecycle.candidates.minRecalls;
+    for (const e of answeringEntries(inside, c.queries, queryTexts, analyzer, min)) {
+      if (ops.length >= host.config.consolidation.maxPromotions) break;
       ops.push({
         op: "ADD",
         targets: [],
-        text,
+        text: factText(e.text),
         sources: [{ path: c.path, startLine: e.startLine, endLine: e.endLine }],
         file,
         reason: `recalled ${c.frequency} times (score ${c.score})`,
@@ -245,4 +251,41 @@ export async function promotionAdds(
     }
   }
   return ops;
+}
+
+/** Entries of a stretch a short stretch (≤ 3 entries) promotes whole. */
+const WHOLE_STRETCH = 3;
+
+/**
+ * The entries of a recalled stretch that answered its queries: each query whose text is kept
+ * votes for the entry sharing most of its terms (a chunk of a chat log holds many lines; the one
+ * the search was for is the fact), and an entry needs `minRecalls` votes. Without query texts, a
+ * short stretch is promoted whole and a long one not at all.
+ */
+function answeringEntries(
+  entries: ReadonlyArray<{ startLine: number; endLine: number; text: string }>,
+  hashes: readonly string[],
+  texts: ReadonlyMap<string, string>,
+  analyzer: Analyzer,
+  minRecalls: number,
+): Array<{ startLine: number; endLine: number; text: string }> {
+  const queries = hashes.map((h) => texts.get(h)).filter((q): q is string => q !== undefined);
+  if (queries.length === 0) return entries.length <= WHOLE_STRETCH ? [...entries] : [];
+  const terms = entries.map((e) => new Set(analyzer.terms(e.text)));
+  const votes = new Map<number, number>();
+  for (const q of queries) {
+    const wanted = [...new Set(analyzer.queryTerms?.(q) ?? analyzer.terms(q))];
+    let best = -1;
+    let bestShared = 0;
+    terms.forEach((set, i) => {
+      const shared = wanted.filter((t) => set.has(t)).length;
+      if (shared > bestShared) {
+        best = i;
+        bestShared = shared;
+      }
+    });
+    if (best >= 0) votes.set(best, (votes.get(best) ?? 0) + 1);
+  }
+  // The entry itself must pass the candidates' threshold: it answered `minRecalls` queries.
+  return entries.filter((_, i) => (votes.get(i) ?? 0) >= minRecalls);
 }

@@ -21,6 +21,8 @@ export interface PromotionCandidate {
   /** 1 when marked important (`#important`, `!important`, `[important]` or ⭐), else 0. */
   importance: number;
   lastRecalledAt: string;
+  /** Hashes of the distinct queries that returned it (see `queryHash`). */
+  queries: string[];
 }
 
 /** What `engram lifecycle candidates` shows. */
@@ -87,6 +89,7 @@ export async function promotionCandidates(
       frequency,
       importance,
       lastRecalledAt: g.lastAt,
+      queries: [...g.queries],
     });
   }
   out.sort(

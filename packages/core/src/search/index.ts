@@ -6,9 +6,6 @@ export {
   normalizeWeights,
   vectorOnly,
 } from "./fusion.js";
-export { type SearcherParts, search } from "./searcher.js";
-export { cutSnippet, type Snippet } from "./snippet.js";
-export type * from "./types.js";
 export {
   applyRelevance,
   type RelevanceSignals,
@@ -16,3 +13,6 @@ export {
   relevanceScore,
 } from "./relevance.js";
 export { relevanceSignals } from "./relevance-signals.js";
+export { type SearcherParts, search } from "./searcher.js";
+export { cutSnippet, type Snippet } from "./snippet.js";
+export type * from "./types.js";
