@@ -39,7 +39,11 @@ export function registerConsolidateBench(bench: Command, io: Io): void {
         io,
         `| pass (plan + apply) | ${ms(r.pass.totalMs)} | ×${(r.pass.totalMs / r.readHashMs).toFixed(1)} |`,
       );
-      line(io, `(${r.pass.operations} operations, ${r.pass.merged} merges)`);
+      line(
+        io,
+        `| next night's pass (1 new log, nothing to merge) | ${ms(r.nextPassMs)} | ×${(r.nextPassMs / r.readHashMs).toFixed(1)} |`,
+      );
+      line(io, `(first pass: ${r.pass.operations} operations, ${r.pass.merged} merges)`);
       line(
         io,
         `With a scripted model over ${r.model.days} days (12 notes a day): tokens sent per consolidated day median ${r.model.input.median}, max ${r.model.input.max}; received median ${r.model.output.median}; ${r.model.calls} calls (core's estimator).`,

@@ -24,6 +24,8 @@ export interface ConsolidateBenchResult {
   runs: number;
   /** A pass without a model (plan, then apply through the journal, the index following). */
   pass: { planMs: number; applyMs: number; totalMs: number; operations: number; merged: number };
+  /** The next night's pass: one new daily log, nothing left to merge (plan + apply). */
+  nextPassMs: number;
   /** The baseline of the same run: reading and hashing every file of the workspace once. */
   readHashMs: number;
   /**
@@ -142,6 +144,7 @@ export async function benchConsolidate(
     const plans: number[] = [];
     const applies: number[] = [];
     const floors: number[] = [];
+    const nexts: number[] = [];
     let operations = 0;
     let merged = 0;
     for (let r = 0; r < runs; r++) {
@@ -158,6 +161,15 @@ export async function benchConsolidate(
           }),
         );
         applies.push(await timed(() => memory.consolidate({ mode: "apply", model: null })));
+        await memory.appendDaily("Release 12 shipped after the migration review", {
+          date: "2027-01-01",
+        });
+        nexts.push(
+          await timed(async () => {
+            await memory.consolidate({ mode: "plan", model: null });
+            await memory.consolidate({ mode: "apply", model: null });
+          }),
+        );
         operations = plan?.operations.length ?? 0;
         merged = plan?.operations.filter((o) => o.op === "MERGE").length ?? 0;
       } finally {
@@ -179,6 +191,7 @@ export async function benchConsolidate(
         operations,
         merged,
       },
+      nextPassMs: median(nexts),
       readHashMs: median(floors),
       model,
     };

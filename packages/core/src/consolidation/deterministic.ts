@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { IMPORTANT_RE, promotionCandidates } from "../lifecycle/candidates.js";
-import { normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
+import { normalizeForDedupe } from "../lifecycle/dedupe.js";
 import { workspacePath } from "../lifecycle/files.js";
 import { hostAnalyzer, type LifecycleHost } from "../lifecycle/host.js";
 import { readQueryTexts } from "../lifecycle/recall.js";
@@ -86,7 +86,9 @@ export async function duplicateMerges(
       const small = Math.min(mine.size, other.size);
       const large = Math.max(mine.size, other.size);
       if (large === 0 || small / large < threshold) continue;
-      const sim = termJaccard(analyzer, entries[i]?.text ?? "", entries[j]?.text ?? "");
+      let both = 0;
+      for (const t of mine) if (other.has(t)) both++;
+      const sim = both / (mine.size + other.size - both);
       if (sim >= threshold) pairs.push({ i, j, method: "lexical", sim });
     }
   }

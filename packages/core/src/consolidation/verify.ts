@@ -61,6 +61,7 @@ export async function verifyOperations(
   const claimed: LineRef[] = [];
   const added: Array<{ text: string; ref: LineRef }> = [];
   const reader = new LineReader(ctx);
+  let known: CuratedIndex | undefined;
   for (const op of ops) {
     const refuse = (code: RefusalCode, why: string, detail?: string[]) =>
       verdict.refused.push({ operation: op, code, why, ...(detail?.length ? { detail } : {}) });
@@ -88,7 +89,8 @@ export async function verifyOperations(
       }
     }
     if (op.op === "ADD") {
-      const dup = await duplicateOf(op, ctx, added, analyzer);
+      known ??= curatedIndex(ctx, analyzer);
+      const dup = await duplicateOf(op, ctx, added, analyzer, known);
       if (dup) {
         verdict.duplicates.push({ operation: op, ...dup });
         continue;
@@ -236,6 +238,7 @@ async function duplicateOf(
   ctx: VerifyContext,
   added: ReadonlyArray<{ text: string; ref: LineRef }>,
   analyzer: Analyzer,
+  known: CuratedIndex,
 ): Promise<Omit<Duplicate, "operation"> | null> {
   const threshold = ctx.host.config.lifecycle.promote.threshold;
   const norm = normalizeForDedupe(op.text);
@@ -245,15 +248,47 @@ async function duplicateOf(
     const sim = termJaccard(analyzer, a.text, op.text);
     if (sim >= threshold) return { existing: a.ref, method: "lexical", similarity: sim };
   }
-  const files = [...ctx.curated.keys()];
-  const found = await findDuplicate(ctx.host, op.text, { files });
-  return found
+  const exact = known.byNorm.get(norm);
+  if (exact) return { existing: exact, method: "exact", similarity: 1 };
+  const mine = new Set(analyzer.terms(op.text));
+  let best: { ref: LineRef; sim: number } | null = null;
+  for (const e of known.entries) {
+    let both = 0;
+    for (const t of mine) if (e.terms.has(t)) both++;
+    const sim = mine.size && e.terms.size ? both / (mine.size + e.terms.size - both) : 0;
+    if (sim >= threshold && sim > (best?.sim ?? 0)) best = { ref: e.ref, sim };
+  }
+  if (best) return { existing: best.ref, method: "lexical", similarity: best.sim };
+  // Vectors: the index's nearest long-term entries (only with an embedding provider).
+  if (!ctx.host.embedder || !ctx.host.search) return null;
+  const found = await findDuplicate(ctx.host, op.text, { files: [...ctx.curated.keys()] });
+  return found?.method === "vector"
     ? {
         existing: { path: found.path, startLine: found.startLine, endLine: found.endLine },
         method: found.method,
         similarity: found.similarity,
       }
     : null;
+}
+
+/** Long-term entries, normalised and analysed once per verification. */
+interface CuratedIndex {
+  byNorm: Map<string, LineRef>;
+  entries: Array<{ ref: LineRef; terms: Set<string> }>;
+}
+
+function curatedIndex(ctx: VerifyContext, analyzer: Analyzer): CuratedIndex {
+  const byNorm = new Map<string, LineRef>();
+  const entries: CuratedIndex["entries"] = [];
+  for (const file of ctx.curated.values()) {
+    for (const e of file.entries) {
+      const ref = { path: e.path, startLine: e.startLine, endLine: e.endLine };
+      const norm = normalizeForDedupe(e.text);
+      if (norm && !byNorm.has(norm)) byNorm.set(norm, ref);
+      entries.push({ ref, terms: new Set(analyzer.terms(e.text)) });
+    }
+  }
+  return { byNorm, entries };
 }
 
 /** Lines of workspace files (sources as shown, curated files, others from disk), cached. */
