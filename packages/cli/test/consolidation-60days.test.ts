@@ -1,5 +1,5 @@
 import { applyConsolidation, applyPlan, createMemory, type Memory } from "@engram/core";
-import { ScriptedLanguageModel, seededRandom } from "@engram/core/testing";
+import { createScriptedLanguageModel, seededRandom } from "@engram/core/testing";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -47,7 +47,12 @@ describe.each(["deterministic", "model"] as const)("consolidation over 60 days (
     const m = memory;
     const rand = seededRandom(21);
     const model =
-      mode === "model" ? new ScriptedLanguageModel(simulatedModel, { contextTokens: 4096 }) : null;
+      mode === "model"
+        ? createScriptedLanguageModel({
+            contextTokens: 4096,
+            script: (request, n) => ({ value: simulatedModel(request, n + 1) }),
+          })
+        : null;
     const written = new Set<string>(["- Lin prefers advisory locks over Redis locks"]);
     const secrets: string[] = [];
     const counts = {

@@ -9,7 +9,7 @@ import {
   fixedClock,
   type Memory,
 } from "@engram/core";
-import { ScriptedLanguageModel } from "@engram/core/testing";
+import { createScriptedLanguageModel } from "@engram/core/testing";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { removeDir, tempDir, writeFiles } from "./helpers.js";
@@ -115,11 +115,18 @@ describe("curation tools", () => {
     expect(text.match(/prefers tea/gi)).toHaveLength(1);
     expect(text).toContain("- The wifi code is 4711");
 
-    // With a language model on the memory, the tool uses it.
-    const model = new ScriptedLanguageModel(() => ({ operations: [] }));
-    Object.assign(memory, { languageModel: model });
-    await memory.appendDaily("Lin switched to coffee");
-    const withModel = await tools.call("memory_consolidate", { mode: "plan" });
+    // With a language model on the memory, the tool uses it (through core's chain).
+    const model = createScriptedLanguageModel({ script: () => ({ value: { operations: [] } }) });
+    const withLlm = await createMemory({
+      workspace: dir,
+      store: sqliteStore(),
+      readConfigFile: false,
+      clock,
+      languageModel: model,
+    });
+    opened.push({ memory: withLlm, dir });
+    await withLlm.appendDaily("Lin switched to coffee");
+    const withModel = await createMemoryTools(withLlm).call("memory_consolidate", { mode: "plan" });
     expect(withModel.by).toBe("model");
     expect(model.requests).toHaveLength(1);
   });

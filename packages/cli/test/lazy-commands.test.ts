@@ -9,7 +9,8 @@ const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs
 /** Modules only `engram mcp` and `engram bench` need: loading them costs every command ~0.45 s. */
 const HEAVY = [
   /@modelcontextprotocol/,
-  /\/mcp-server\.js$/,
+  /\/dist\/mcp\//,
+  /\/node_modules\/zod\//,
   /\/bench\/(beir|locomo|perf|synth)\.js$/,
 ];
 

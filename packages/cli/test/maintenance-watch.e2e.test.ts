@@ -7,8 +7,8 @@ import {
   removeDir,
   startWatchJson,
   stopChild,
-  type WatchChild,
   tempDir,
+  type WatchChild,
   writeFiles,
 } from "./helpers.js";
 
@@ -29,12 +29,19 @@ describe("maintenance on a schedule (built CLI)", () => {
     watchers.push(await startWatchJson(ws), await startWatchJson(ws));
     const ran = await eventually(
       async () =>
-        watchers.flatMap((w) => w.events).filter((e) => e.event === "maintenance" && e.outcome === "ok"),
+        watchers
+          .flatMap((w) => w.events)
+          .filter((e) => e.event === "maintenance" && e.outcome === "ok"),
       30_000,
     );
     expect(ran).toHaveLength(1);
-    expect(ran[0]).toMatchObject({ trigger: "schedule", consolidation: { operations: 1, mode: "deterministic" } });
-    expect(await readFile(join(ws, "MEMORY.md"), "utf8")).toBe("# Long-term Memory\n\n- Lin prefers tea\n");
+    expect(ran[0]).toMatchObject({
+      trigger: "schedule",
+      consolidation: { operations: 1, mode: "deterministic" },
+    });
+    expect(await readFile(join(ws, "MEMORY.md"), "utf8")).toBe(
+      "# Long-term Memory\n\n- Lin prefers tea\n",
+    );
     const status = await engram(["status", "-w", ws]);
     expect(status.stdout).toMatch(/Maintenance every 6h: last pass .*; not time yet/);
     expect(status.stdout).toMatch(/last run .*\(schedule\): ok — .*consolidation 1 operations/);

@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { GenerateRequest, Memory } from "@engram/core";
-import { ScriptedLanguageModel, seededRandom } from "@engram/core/testing";
+import { createScriptedLanguageModel, seededRandom } from "@engram/core/testing";
 import { openMemory } from "../workspace.js";
 import { median, timed } from "./stats.js";
 
@@ -234,7 +234,9 @@ async function modelDays(ws: string, days: number): Promise<ConsolidateBenchResu
         const date = new Date(start + d * 86_400_000 + i * 1_800_000).toISOString().slice(0, 10);
         await memory.appendDaily(sentence(rand, d * 12 + i), { date });
       }
-      const model = new ScriptedLanguageModel(script);
+      const model = createScriptedLanguageModel({
+        script: (request) => ({ value: script(request) }),
+      });
       const pass = await memory.consolidate({
         mode: "apply",
         model,

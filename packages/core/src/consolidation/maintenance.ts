@@ -9,7 +9,7 @@ import { tryWorkspaceLock, withWorkspaceLock } from "../workspace/lock.js";
 import { indexDir } from "../workspace/paths.js";
 import { THREE_TIER_PATHS } from "../workspace/presets.js";
 import { applyConsolidation } from "./apply.js";
-import { hostModel } from "./model-source.js";
+import { hostModel, passModel } from "./model-source.js";
 import { lastSlot, nextSlot, parseSchedule } from "./schedule.js";
 import { readState } from "./state.js";
 
@@ -239,7 +239,7 @@ export async function runMaintenance(
       try {
         const r = await applyConsolidation(host, {
           ...now,
-          model: options.model === undefined ? hostModel(host) : options.model,
+          model: pickModel(host, options.model),
           skipUnsafe: true,
         });
         run.consolidation = {
@@ -327,4 +327,12 @@ export function startMaintenance(
       await running;
     },
   };
+}
+
+function pickModel(
+  host: LifecycleHost,
+  given: LanguageModel | null | undefined,
+): LanguageModel | null {
+  const model = given === undefined ? hostModel(host) : given;
+  return model ? passModel(model, host.config.consolidation.maxTokens) : null;
 }

@@ -6,7 +6,7 @@ import {
   type ConsolidationResult,
   savePlan,
 } from "./apply.js";
-import { hostModel } from "./model-source.js";
+import { hostModel, passModel } from "./model-source.js";
 import { planConsolidation } from "./plan.js";
 import type { ConsolidationPlan } from "./types.js";
 
@@ -24,7 +24,10 @@ export async function consolidateMemory(
   options: MemoryConsolidateOptions = {},
 ): Promise<ConsolidationPlan | ConsolidationResult> {
   const { mode = "plan", ...rest } = options;
-  const model = rest.model === undefined ? hostModel(host) : rest.model;
+  const chosen = rest.model === undefined ? hostModel(host) : rest.model;
+  const model = chosen
+    ? passModel(chosen, rest.maxTokens ?? host.config.consolidation.maxTokens)
+    : null;
   if (mode === "apply") return applyConsolidation(host, { ...rest, model });
   const plan = await planConsolidation(host, { ...rest, model });
   await savePlan(host, plan);

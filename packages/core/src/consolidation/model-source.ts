@@ -12,3 +12,13 @@ export function hostModel(host: object): LanguageModel | null {
     ? (model as LanguageModel)
     : null;
 }
+
+/**
+ * The model a pass talks to: a chain's capped run (`run({ maxTokens })`: every call of the pass
+ * shares one token budget, enforced by the chain too) when the model is core's chain, else the
+ * model itself.
+ */
+export function passModel(model: LanguageModel, maxTokens: number | undefined): LanguageModel {
+  const run = (model as { run?: (o: { maxTokens?: number }) => LanguageModel }).run;
+  return typeof run === "function" ? run.call(model, maxTokens ? { maxTokens } : {}) : model;
+}

@@ -142,7 +142,7 @@ export async function proposeWithModel(
     let answer: {
       value?: unknown;
       text: string;
-      usage: { inputTokens: number; outputTokens: number };
+      usage?: { inputTokens: number; outputTokens: number };
     };
     try {
       answer = await model.generate({
@@ -159,12 +159,13 @@ export async function proposeWithModel(
       break;
     }
     tokens.calls++;
-    tokens.input += answer.usage.inputTokens || estimate;
-    tokens.output += answer.usage.outputTokens || estimateTokens(answer.text);
+    tokens.input += answer.usage?.inputTokens || estimate;
+    tokens.output += answer.usage?.outputTokens || estimateTokens(answer.text);
     for (const l of [...shownMemory, ...batch]) markShown(l.path, l.n);
     for (const l of batch)
       proposal.readTo.set(l.key, Math.max(proposal.readTo.get(l.key) ?? 0, l.n));
-    readOperations(answer.value, proposal);
+    // Core's model chain parses and checks structured answers; a bare driver may leave it to us.
+    readOperations(answer.value ?? parseAnswer(answer.text), proposal);
     at = next;
   }
   for (const l of notes.slice(at)) proposal.pending.add(l.key);
@@ -296,4 +297,12 @@ function readOperations(value: unknown, proposal: ModelProposal): void {
 
 function blank(): Operation {
   return { op: "ADD", targets: [], text: "", sources: [], reason: "", origin: "model" };
+}
+
+function parseAnswer(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { applyConsolidation, undoConsolidation } from "../../src/consolidation/apply.js";
 import { planConsolidation } from "../../src/consolidation/plan.js";
 import { recoverLifecycle } from "../../src/lifecycle/apply.js";
-import { ScriptedLanguageModel } from "../../src/testing/scripted-model.js";
 import { allLines, hostOf, tempWorkspace, treeListing, writeFiles } from "../lifecycle-fixture.js";
+import { scripted } from "./helpers.js";
 
 const NOW = new Date(2026, 2, 2, 3, 0);
 const LOG = "memory/2026-03-01.md";
@@ -22,7 +22,7 @@ async function fixture(): Promise<string> {
 }
 
 const model = () =>
-  new ScriptedLanguageModel(() => ({
+  scripted(() => ({
     operations: [
       {
         op: "SUPERSEDE",

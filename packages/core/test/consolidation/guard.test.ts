@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { applyConsolidation } from "../../src/consolidation/apply.js";
 import { planConsolidation } from "../../src/consolidation/plan.js";
 import { RecallLog } from "../../src/lifecycle/recall.js";
-import { ScriptedLanguageModel } from "../../src/testing/scripted-model.js";
 import { hostOf, tempWorkspace, treeListing, writeFiles } from "../lifecycle-fixture.js";
+import { scripted } from "./helpers.js";
 
 const NOW = new Date(2026, 2, 2, 3, 0);
 
@@ -21,7 +21,7 @@ async function fixture(memory: string): Promise<string> {
 }
 
 const supersede = () =>
-  new ScriptedLanguageModel(() => ({
+  scripted(() => ({
     operations: [
       {
         op: "SUPERSEDE",

@@ -2,6 +2,11 @@ import { createHash } from "node:crypto";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect } from "vitest";
+import type { GenerateRequest } from "../../src/model/language-model.js";
+import {
+  createScriptedLanguageModel,
+  type ScriptedLanguageModel,
+} from "../../src/testing/scripted-language-model.js";
 
 /**
  * Every file (minus `.engram/`) with its sha256 and mtime, and every folder: what "the exact
@@ -47,5 +52,19 @@ export function expectSameTree(actual: readonly string[], expected: readonly str
     const a = Number(/ ([\d.]+)$/.exec(line)?.[1] ?? "0");
     const b = Number(/ ([\d.]+)$/.exec(expected[i] as string)?.[1] ?? "0");
     expect(Math.abs(a - b), `mtime of ${line.split(" ")[0]}`).toBeLessThanOrEqual(0.001);
+  });
+}
+
+/**
+ * A scripted model answering `answer(request, call)` (call counted from 1) as JSON, with token
+ * usage by core's estimator (`createScriptedLanguageModel` from `@engram/core/testing`).
+ */
+export function scripted(
+  answer: (request: GenerateRequest, call: number) => unknown,
+  options: { contextTokens?: number } = {},
+): ScriptedLanguageModel {
+  return createScriptedLanguageModel({
+    ...options,
+    script: async (request, n) => ({ value: await answer(request, n + 1) }),
   });
 }

@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { applyConsolidation, undoConsolidation } from "../../src/consolidation/apply.js";
 import { planConsolidation } from "../../src/consolidation/plan.js";
 import { readState } from "../../src/consolidation/state.js";
-import { ScriptedLanguageModel } from "../../src/testing/scripted-model.js";
 import { hostOf, tempWorkspace, writeFiles } from "../lifecycle-fixture.js";
-import { expectSameTree, read, treeWithTimes } from "./helpers.js";
+import { expectSameTree, read, scripted, treeWithTimes } from "./helpers.js";
 
 const NOW = new Date(2026, 2, 2, 3, 0);
 const LOG = "memory/2026-03-01.md";
@@ -88,7 +87,7 @@ describe("consolidation with a model", () => {
     const ws = await fixture();
     const host = hostOf(ws);
     const before = await treeWithTimes(ws);
-    const model = new ScriptedLanguageModel(() => ANSWER);
+    const model = scripted(() => ANSWER);
     const plan = await planConsolidation(host, { now: NOW, model });
     const prompt = model.requests[0]?.messages[0]?.content ?? "";
     expect(prompt).toContain("Today is 2026-03-02.");
@@ -143,7 +142,7 @@ describe("consolidation with a model", () => {
 
   it("sends private lines only when the workspace opts in, and still never promotes them", async () => {
     const ws = await fixture();
-    const model = new ScriptedLanguageModel(() => ({
+    const model = scripted(() => ({
       operations: [op("ADD", "The VPN password is hunter2", "", [`${LOG}:11`])],
     }));
     const plan = await planConsolidation(hostOf(ws, { consolidation: { includePrivate: true } }), {
@@ -166,7 +165,7 @@ describe("consolidation with a model", () => {
       files[`memory/2026-03-0${d}.md`] = `# 2026-03-0${d}\n\n## 10:00\n\n${lines.join("\n")}\n`;
     }
     await writeFiles(ws, files);
-    const model = new ScriptedLanguageModel(() => ({ operations: [] }), { contextTokens: 2048 });
+    const model = scripted(() => ({ operations: [] }), { contextTokens: 2048 });
     const host = hostOf(ws, { consolidation: { maxOutputTokens: 256 } });
     const plan = await planConsolidation(host, { now: NOW, model, maxTokens: 5000 });
     expect(model.requests.length).toBeGreaterThan(1);
@@ -183,7 +182,7 @@ describe("consolidation with a model", () => {
     const unread = ["1", "2", "3", "4", "5", "6"].filter((d) => !state.seen[`daily:2026-03-0${d}`]);
     expect(partial.length + unread.length).toBeGreaterThan(0);
     // The next pass sends only what the first did not.
-    const next = new ScriptedLanguageModel(() => ({ operations: [] }), { contextTokens: 2048 });
+    const next = scripted(() => ({ operations: [] }), { contextTokens: 2048 });
     await planConsolidation(host, { now: new Date(2026, 2, 3, 3, 0), model: next });
     const firstSent = model.requests.map((r) => r.messages[0]?.content ?? "").join("\n");
     const secondSent = next.requests.map((r) => r.messages[0]?.content ?? "").join("\n");
