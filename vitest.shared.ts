@@ -19,6 +19,8 @@ export const workspaceAliases = {
   "@engram/store-memory": pkg("store-memory"),
   "@engram/store-lancedb": pkg("store-lancedb"),
   "@engram/store-qdrant": pkg("store-qdrant"),
+  "@engram/cli": pkg("cli"),
+  "@engram/rerank-http": pkg("rerank-http"),
 };
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */

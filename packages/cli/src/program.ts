@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
-import { registerBench } from "./commands/bench.js";
+import { registerAudit } from "./commands/audit.js";
 import { registerConsolidate } from "./commands/consolidate.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
@@ -12,6 +12,7 @@ import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerPromote } from "./commands/promote.js";
 import { registerReindex } from "./commands/reindex.js";
+import { registerSeal } from "./commands/seal.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
@@ -53,6 +54,8 @@ export function createProgram(io: Io = processIo): Command {
     registerSearch,
     registerGet,
     registerContext,
+    registerSeal,
+    registerAudit,
     registerPromote,
     registerLifecycle,
     registerConsolidate,
@@ -64,7 +67,6 @@ export function createProgram(io: Io = processIo): Command {
     registerStatus,
     registerReindex,
     registerDemo,
-    registerBench,
   ]) {
     register(program, io);
   }

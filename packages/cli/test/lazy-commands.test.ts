@@ -6,13 +6,8 @@ import { engram, removeDir, tempDir } from "./helpers.js";
 
 const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs")).href;
 
-/** Modules only `engram mcp` and `engram bench` need: loading them costs every command ~0.45 s. */
-const HEAVY = [
-  /@modelcontextprotocol/,
-  /\/dist\/mcp\//,
-  /\/node_modules\/zod\//,
-  /\/bench\/(beir|locomo|perf|synth)\.js$/,
-];
+/** Modules only `engram mcp` needs: loading them costs every command ~0.3 s. */
+const HEAVY = [/@modelcontextprotocol/, /\/dist\/mcp\//, /\/node_modules\/zod\//];
 
 describe("start-up loads only what the command needs (built CLI)", () => {
   let dir: string;
@@ -33,7 +28,7 @@ describe("start-up loads only what the command needs (built CLI)", () => {
   }
   const heavy = (urls: string[]) => urls.filter((url) => HEAVY.some((re) => re.test(url)));
 
-  it("--version, --help and search leave the MCP SDK and the benchmarks unloaded", async () => {
+  it("--version, --help and search leave the MCP SDK unloaded", async () => {
     expect(heavy(await modulesOf("version", ["--version"]))).toEqual([]);
     expect(heavy(await modulesOf("help", ["mcp", "--help"]))).toEqual([]);
     const ws = join(dir, "ws");
@@ -41,10 +36,5 @@ describe("start-up loads only what the command needs (built CLI)", () => {
     const search = await modulesOf("search", ["-w", ws, "search", "anything"]);
     expect(search.some((url) => url.includes("store-sqlite"))).toBe(true);
     expect(heavy(search)).toEqual([]);
-  });
-
-  it("a bench loads its code when it runs (the log sees lazy imports)", async () => {
-    const urls = await modulesOf("bench", ["bench", "beir", "--dir", join(dir, "none")]);
-    expect(urls.some((url) => url.endsWith("/bench/beir.js"))).toBe(true);
   });
 });

@@ -137,7 +137,10 @@ function printPlan(io: Io, plan: ConsolidationPlan, diffs: boolean): void {
   }
   if (diffs)
     for (const d of plan.diffs) io.stdout.write(d.diff.endsWith("\n") ? d.diff : `${d.diff}\n`);
-  if (plan.lifecycle.steps.length === 0) return line(io, "Nothing to do.");
+  if (plan.lifecycle.steps.length === 0) {
+    line(io, "Nothing to do.");
+    return;
+  }
   line(
     io,
     `${plan.operations.length} operations, ${plan.refused.length} refused, ${plan.diffs.length} files. Run "engram consolidate apply" to carry them out.`,

@@ -1,12 +1,16 @@
 import type * as v from "valibot";
 import type { Memory } from "../memory.js";
+import type { ToolPrivacyHost } from "./tool-privacy.js";
 import type { ToolArgsSchema } from "./tool-schema.js";
 
 /**
- * What the tools need of a {@link Memory} (a `Memory` is one). The curation tools (forget, update,
- * consolidate) are offered only when the host has those methods too.
+ * What the tools need of a {@link Memory} (a `Memory` is one). The privacy parts (workspace,
+ * config, sealing, layout) are optional: without them the group scope refuses reads it cannot
+ * check, and the unlock setting is off. The curation tools (forget, update, consolidate) are
+ * offered only when the host has those methods too.
  */
 export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> &
+  ToolPrivacyHost &
   Partial<CurationHost>;
 
 /** What the curation tools need of a {@link Memory}. */

@@ -1,5 +1,6 @@
 import { EngramError } from "../errors.js";
 import { canCurate } from "./tool-curation.js";
+import { guardedToolsHost, ToolPrivacy, type ToolPrivacyOptions } from "./tool-privacy.js";
 import type { MemoryToolSpec, MemoryToolsHost } from "./tool-spec.js";
 import { MEMORY_TOOL_SPECS, type MemoryToolName } from "./tool-specs.js";
 import { parseArgsOf } from "./tools-args.js";
@@ -15,18 +16,13 @@ export type MemoryToolResults = {
     : never;
 };
 
-/** Options of {@link createMemoryTools}. */
-export interface MemoryToolsOptions {
+/** Options of {@link createMemoryTools} (scope and unlock: see {@link ToolPrivacyOptions}). */
+export interface MemoryToolsOptions extends ToolPrivacyOptions {
   /**
    * Offer only the tools that change nothing (`annotations.readOnlyHint`): a read-only agent or
    * server. Default false.
    */
   readOnly?: boolean;
-  /**
-   * `group`: the agent serves a shared conversation; the curation tools (forget, update,
-   * consolidate) are left out and a call to one is refused. Default `main`.
-   */
-  scope?: "main" | "group";
 }
 
 /** The memory tools of one workspace: definitions to hand to a model, and their handler. */
@@ -73,6 +69,19 @@ export function createMemoryTools(
       (!s.curates || (!group && canCurate(memory))),
   );
   const byName = new Map(specs.map((s) => [s.name, s]));
+  // The session's scope and unlock state guard every read the tools make.
+  const privacy = new ToolPrivacy(memory, options);
+  // Curation runs only in the main scope (group leaves it out), on the memory itself.
+  const host: MemoryToolsHost = {
+    ...guardedToolsHost(memory, privacy),
+    ...(canCurate(memory)
+      ? {
+          forget: memory.forget?.bind(memory),
+          update: memory.update?.bind(memory),
+          consolidate: memory.consolidate?.bind(memory),
+        }
+      : {}),
+  } as MemoryToolsHost;
   return {
     definitions: MEMORY_TOOL_DEFINITIONS.filter((d) => byName.has(d.name)),
     call: async (name: string, args: unknown) => {
@@ -94,7 +103,14 @@ export function createMemoryTools(
           hint: `call one of ${[...byName.keys()].join(", ")}`,
         });
       }
-      return spec.run(memory, parseArgsOf(spec, args));
+      const { unlock, ...parsed } = parseArgsOf(spec, args);
+      if (unlock === true) {
+        await privacy.requestUnlock(
+          name,
+          typeof parsed.path === "string" ? parsed.path : undefined,
+        );
+      }
+      return spec.run(host, parsed);
     },
   } as MemoryTools;
 }

@@ -37,6 +37,9 @@ export interface RecallQueriesFile {
 /** Query texts kept (the least recently used are dropped beyond this). */
 const MAX_QUERY_TEXTS = 2_000;
 
+/** Tiers whose recalls are counted. */
+const RECALLED_TIERS: ReadonlySet<Tier> = new Set(["short", "long"]);
+
 /** Distinct queries kept per entry (enough for any sensible `minRecalls`). */
 const MAX_QUERIES = 50;
 /** Entries kept (the least recently recalled are dropped beyond this). */
@@ -50,7 +53,7 @@ const FLUSH_EVERY = 25;
  * memory and written on {@link flush} (after every 25 events, and on close), merged under a lock
  * with what other processes wrote. Entries name queries by hash; the texts of the most recent
  * {@link MAX_QUERY_TEXTS} queries are kept apart (`recall-queries.json`) for the recall guard.
- * Archive hits are not counted.
+ * Only short- and long-term files are counted.
  */
 export class RecallLog {
   readonly #ws: string;
@@ -71,16 +74,20 @@ export class RecallLog {
     this.#now = now;
   }
 
-  /** Record the results a query returned (archive results are not counted). */
+  /**
+   * Record the short- and long-term results a query returned (short-term stretches feed promotion
+   * candidates; long-term ones tell the audit what is still recalled).
+   */
   noteSearch(
     query: string,
     results: ReadonlyArray<{ path: string; startLine: number; endLine: number; tier: Tier }>,
   ): void {
     const q = queryHash(query);
     const at = this.#now().toISOString();
-    if (results.some((r) => r.tier !== "archive")) this.#texts.set(q, { text: query, lastAt: at });
+    if (results.some((r) => RECALLED_TIERS.has(r.tier)))
+      this.#texts.set(q, { text: query, lastAt: at });
     for (const r of results) {
-      if (r.tier === "archive") continue;
+      if (!RECALLED_TIERS.has(r.tier)) continue;
       this.#pending.push({
         kind: "hit",
         path: r.path,
@@ -93,9 +100,9 @@ export class RecallLog {
     this.#maybeFlush();
   }
 
-  /** Record a read of `path` lines `startLine..endLine` (archive files are not counted). */
+  /** Record a read of `path` lines `startLine..endLine` (short- and long-term files only). */
   noteGet(path: string, startLine: number, endLine: number, tier: Tier): void {
-    if (tier === "archive") return;
+    if (!RECALLED_TIERS.has(tier)) return;
     this.#pending.push({ kind: "get", path, startLine, endLine, at: this.#now().toISOString() });
     this.#maybeFlush();
   }

@@ -13,6 +13,14 @@ export {
   relevanceScore,
 } from "./relevance.js";
 export { relevanceSignals } from "./relevance-signals.js";
+export {
+  type Reranked,
+  type RerankOutcome,
+  type RerankSettings,
+  rerankCandidates,
+} from "./rerank.js";
+export type { RerankStatus } from "./rerank-slot.js";
+export { RERANK_STATS_META_KEY, type RerankStats } from "./rerank-stats.js";
 export { type SearcherParts, search } from "./searcher.js";
 export { cutSnippet, type Snippet } from "./snippet.js";
 export type * from "./types.js";
