@@ -21,6 +21,7 @@ export const workspaceAliases = {
   "@engram/store-qdrant": pkg("store-qdrant"),
   "@engram/cli": pkg("cli"),
   "@engram/rerank-http": pkg("rerank-http"),
+  "@engram/ui": pkg("ui"),
 };
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */

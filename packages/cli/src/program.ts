@@ -16,6 +16,7 @@ import { registerSeal } from "./commands/seal.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
+import { registerUi } from "./commands/ui.js";
 import { registerUpdate } from "./commands/update.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
@@ -67,6 +68,7 @@ export function createProgram(io: Io = processIo): Command {
     registerStatus,
     registerReindex,
     registerDemo,
+    registerUi,
   ]) {
     register(program, io);
   }

@@ -6,8 +6,14 @@ import { engram, removeDir, tempDir } from "./helpers.js";
 
 const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs")).href;
 
-/** Modules only `engram mcp` needs: loading them costs every command ~0.3 s. */
-const HEAVY = [/@modelcontextprotocol/, /\/dist\/mcp\//, /\/node_modules\/zod\//];
+/** Modules only `engram mcp` and `engram ui` need: loading them costs every other command. */
+const HEAVY = [
+  /@modelcontextprotocol/,
+  /\/dist\/mcp\//,
+  /\/node_modules\/zod\//,
+  /\/hono\//,
+  /\/packages\/ui\/dist\//,
+];
 
 describe("start-up loads only what the command needs (built CLI)", () => {
   let dir: string;

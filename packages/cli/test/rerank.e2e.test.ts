@@ -110,4 +110,27 @@ describe("engram search --rerank (built CLI, /v1/rerank on a local server)", () 
     expect(run.stderr).toContain("no reranker is configured");
     expect(run.stderr).toContain("search.rerank.provider");
   });
+
+  it("a reranker never reads private spans or sensitive files unless the config opts in", async () => {
+    await writeFiles(ws, {
+      "memory/2026-01-05.md":
+        "# 2026-01-05\n\n## 10:00\nrollback plan for the deploy: <!-- engram:private -->vault pin 4242 quetzal<!-- /engram:private --> then page ops\n",
+      "memory/notes/health.md":
+        "---\nsensitive: true\n---\n# Health\n\nrollback plan for the deploy clashes with the ocelot clinic visit\n",
+    });
+    await configure({});
+    const reranked = await search();
+    expect(reranked.rerank?.applied).toBe(true);
+    const sent = JSON.stringify(server.requests.at(-1)?.body);
+    expect(sent).toContain("rollback plan for the deploy: [private] then page ops");
+    expect(sent).not.toContain("quetzal");
+    expect(sent).not.toContain("ocelot");
+    expect(sent).toContain("[withheld: sensitive]");
+
+    await configure({ includePrivate: true });
+    await search();
+    const opted = JSON.stringify(server.requests.at(-1)?.body);
+    expect(opted).toContain("quetzal");
+    expect(opted).toContain("ocelot");
+  });
 });

@@ -32,6 +32,7 @@ import type { LanguageModelRegistry } from "./model/provider.js";
 import type { Reranker } from "./model/reranker.js";
 import type { RerankerRegistry } from "./model/reranker-provider.js";
 import { WorkspaceModels } from "./model/workspace-models.js";
+import { modelView } from "./privacy/model-view.js";
 import { SealingSession } from "./sealing/session.js";
 import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
@@ -435,6 +436,12 @@ export class Memory {
             ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
             ...(relevance ? { relevance } : {}),
             reranker: () => this.#rerank.get(),
+            rerankView: (chunks) =>
+              modelView(chunks, {
+                workspace: this.workspace,
+                maxBytes: this.config.sync.maxFileBytes,
+                includePrivate: this.config.search.rerank.includePrivate,
+              }),
             config: this.config.search,
           },
           query,

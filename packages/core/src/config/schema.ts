@@ -269,6 +269,11 @@ export const configSchema = v.strictObject(
                   candidates: v.optional(int(1, 1000), 30),
                   /** The deadline after which search answers in the fused order. */
                   timeoutMs: v.optional(int(1), 5000),
+                  /**
+                   * Send private spans and sensitive files to the reranker as they are (opt-in).
+                   * Default false: spans are shown as `[private]`, sensitive files withheld.
+                   */
+                  includePrivate: v.optional(v.boolean(), false),
                   /** Settings per reranker id (`http`: baseUrl, model, apiKey…; `local`: modelPath…). */
                   providers: v.optional(
                     v.record(v.string(), v.record(v.string(), v.unknown())),

@@ -4,4 +4,5 @@
  */
 
 export * from "./config-schema.js";
+export * from "./model-view.js";
 export * from "./scope-sources.js";

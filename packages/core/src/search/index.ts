@@ -1,3 +1,4 @@
+export { dateOfPath, decayFactor } from "./decay.js";
 export {
   compareCandidates,
   fuseRrf,

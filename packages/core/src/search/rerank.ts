@@ -1,4 +1,5 @@
 import type { Reranker } from "../model/reranker.js";
+import type { StoredChunk } from "../store/records.js";
 import type { Candidate } from "./types.js";
 
 /** How search runs a reranker (the config's `search.rerank` numbers). */
@@ -43,7 +44,14 @@ export async function rerankCandidates(
   query: string,
   ranked: readonly Candidate[],
   reranker: Reranker,
-  settings: RerankSettings & { maxResults: number },
+  settings: RerankSettings & {
+    maxResults: number;
+    /**
+     * The text of each candidate the reranker may read (see `privacy/model-view.ts`); default
+     * the chunk text as indexed.
+     */
+    view?: (chunks: readonly StoredChunk[]) => Promise<string[]>;
+  },
   signal?: AbortSignal,
 ): Promise<Reranked> {
   const depth = Math.min(
@@ -75,11 +83,10 @@ export async function rerankCandidates(
   let scores: number[] | "timeout";
   try {
     scores = await Promise.race([
-      reranker.rerank(
-        query,
-        head.map((c) => c.chunk.text),
-        { signal: deadline.signal },
-      ),
+      (settings.view
+        ? settings.view(head.map((c) => c.chunk))
+        : Promise.resolve(head.map((c) => c.chunk.text))
+      ).then((documents) => reranker.rerank(query, documents, { signal: deadline.signal })),
       timedOut,
     ]);
   } catch (error) {

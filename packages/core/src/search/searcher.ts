@@ -69,6 +69,11 @@ export interface SearcherParts {
    * created only when a search asks for one).
    */
   reranker?: Reranker | null | (() => Promise<Reranker | null>);
+  /**
+   * What the reranker may read of each candidate (private spans redacted, sensitive files
+   * withheld: `modelView`); absent: the chunk text.
+   */
+  rerankView?: (chunks: readonly StoredChunk[]) => Promise<string[]>;
   config: EngramConfig["search"];
 }
 
@@ -202,7 +207,12 @@ export async function search(
         query,
         ranked,
         reranker,
-        { candidates: config.rerank.candidates, timeoutMs: config.rerank.timeoutMs, maxResults },
+        {
+          candidates: config.rerank.candidates,
+          timeoutMs: config.rerank.timeoutMs,
+          maxResults,
+          ...(parts.rerankView ? { view: parts.rerankView } : {}),
+        },
         options.signal,
       );
       reordered = result.candidates;
