@@ -49,6 +49,7 @@ export { type ConsolidateOptions, planConsolidation } from "./plan.js";
 export { CONSOLIDATION_SCHEMA, CONSOLIDATION_SYSTEM_PROMPT, type RawOperation } from "./prompt.js";
 export { describeRefusal } from "./report.js";
 export { parseSchedule, type Schedule } from "./schedule.js";
+export { selectOperations } from "./select.js";
 export { type ConsolidationState, readState } from "./state.js";
 export type {
   ConsolidationPlan,

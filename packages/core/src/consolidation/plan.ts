@@ -190,25 +190,47 @@ export async function planConsolidation(
     lifecycle: { createdAt: now.toISOString(), items: [], steps: [], contents: {}, skipped: [] },
   };
 
+  const stateText = formatState(next);
+  const changed = built.contents.size > 0 || stateText !== formatState(state);
+  return assemble(host, plan, built, {
+    now,
+    state: formatState({ ...next, passes: state.passes + 1, lastPassAt: now.toISOString() }),
+    stateChanged: changed,
+  });
+}
+
+/**
+ * Fill in what a plan's apply writes — the long-term files and the archive (`built`), the day's
+ * report, the pass state — with a diff per file, the basis hashes and the journal steps.
+ */
+export async function assemble(
+  host: LifecycleHost,
+  plan: ConsolidationPlan,
+  built: Pick<Built, "contents">,
+  pass: { now: Date; state: string | null; stateChanged: boolean },
+): Promise<ConsolidationPlan> {
+  const ws = host.workspace;
+  const { now } = pass;
+  const date = localDate(now);
+  const time = localTime(now);
+  const passId = plan.passId;
+  plan.diffs = [];
+  plan.basis = {};
   // What the apply writes (the archive is in `built.contents` already).
   const writes = new Map<string, string>(built.contents as Map<string, string>);
   const worthReporting =
     plan.operations.length > 0 ||
     plan.refused.length > 0 ||
     plan.duplicates.some((d) => d.operation.origin !== "recall") ||
-    newMaterial.some((m) => m.processed);
+    plan.newMaterial.some((m) => m.processed);
   if (worthReporting) {
     writes.set(
       plan.report,
       formatReport(await readText(ws, plan.report), { date, time, passId, plan }),
     );
   }
-  const stateText = formatState(next);
-  if (writes.size > 0 || stateText !== formatState(state)) {
-    writes.set(
-      STATE_FILE,
-      formatState({ ...next, passes: state.passes + 1, lastPassAt: now.toISOString() }),
-    );
+  if ((writes.size > 0 || pass.stateChanged) && pass.state !== null) {
+    writes.set(STATE_FILE, pass.state);
   }
   const builder = new PlanBuilder(ws, now);
   // The archive first: a crash between two steps never leaves a removed line only in `.engram/`.
@@ -234,7 +256,7 @@ export async function planConsolidation(
   return plan;
 }
 
-interface Built {
+export interface Built {
   operations: PlannedOperation[];
   /** New text of every long-term file changed. */
   contents: Map<string, string | null>;
@@ -243,7 +265,7 @@ interface Built {
 }
 
 /** The file edits of the accepted operations, and the lines they archive. */
-async function build(
+export async function build(
   ws: string,
   accepted: readonly Operation[],
   curated: ReadonlyMap<string, CuratedFile>,
@@ -251,7 +273,10 @@ async function build(
   pass: { date: string; time: string; passId: string },
 ): Promise<Built> {
   const archiveFile = archivePath(pass.date);
-  const operations: PlannedOperation[] = accepted.map((op, i) => ({ ...op, id: `op-${i + 1}` }));
+  const operations: PlannedOperation[] = accepted.map((op, i) => ({
+    ...op,
+    id: (op as Partial<PlannedOperation>).id ?? `op-${i + 1}`,
+  }));
   const edits = new Map<string, LineEdit[]>();
   const push = (file: string, e: LineEdit) => {
     const list = edits.get(file) ?? [];

@@ -51,7 +51,8 @@ export type RefusalCode =
   | "raw-log"
   | "not-curated"
   | "conflict"
-  | "recall-guard";
+  | "recall-guard"
+  | "not-approved";
 
 /** An operation engram refused, and why. */
 export interface Refusal {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyConsolidation, undoConsolidation } from "../../src/consolidation/apply.js";
 import { planConsolidation } from "../../src/consolidation/plan.js";
+import { selectOperations } from "../../src/consolidation/select.js";
 import { readState } from "../../src/consolidation/state.js";
 import { hostOf, tempWorkspace, writeFiles } from "../lifecycle-fixture.js";
 import { expectSameTree, read, scripted, treeWithTimes } from "./helpers.js";
@@ -191,5 +192,33 @@ describe("consolidation with a model", () => {
     const overlap = noteLines(secondSent).filter((l) => noteLines(firstSent).includes(l));
     expect(overlap).toEqual([]);
     expect(noteLines(firstSent).length + noteLines(secondSent).length).toBe(180);
+  });
+});
+
+describe("approving part of a plan", () => {
+  it("applies only the chosen operations, reports the rest as not approved, and undoes", async () => {
+    const ws = await fixture();
+    const host = hostOf(ws);
+    const before = await treeWithTimes(ws);
+    const model = scripted(() => ANSWER);
+    const plan = await planConsolidation(host, { now: NOW, model });
+    const add = plan.operations.find((o) => o.op === "ADD" && o.text.includes("青鸟"));
+    expect(add).toBeDefined();
+    const part = await selectOperations(host, plan, [add?.id as string]);
+    expect(model.requests).toHaveLength(1); // the model is not asked again
+    expect(part.operations.map((o) => o.id)).toEqual([add?.id]);
+    expect(part.refused.filter((r) => r.code === "not-approved")).toHaveLength(
+      plan.operations.length - 1,
+    );
+    await applyConsolidation(host, { now: NOW, plan: part });
+    const memory = await read(ws, "MEMORY.md");
+    expect(memory).toContain("- 项目「青鸟」的截止日期是2026-04-30");
+    expect(memory).toContain("- The staging DB listens on port 5432"); // the SUPERSEDE was left out
+    expect(await read(ws, "memory/dreams/2026-03-02.md")).toContain("not-approved");
+    await expect(selectOperations(host, plan, ["op-99"])).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
+    await undoConsolidation(host);
+    expectSameTree(await treeWithTimes(ws), before);
   });
 });
