@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
@@ -40,6 +40,7 @@ import { searchRelevance } from "./search/relevance-signals.js";
 import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
+import { takeRecoveries } from "./store/recovery.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
 import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
@@ -53,8 +54,9 @@ import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
 import { type Clock, localDate, systemClock } from "./workspace/clock.js";
+import { ensureIndexDir } from "./workspace/index-dir.js";
 import { assertWorkspace, dailyLogPath, INDEX_DIR } from "./workspace/layout.js";
-import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
+import { type LockWait, tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
 import { createTierResolver } from "./workspace/tiers.js";
@@ -120,6 +122,8 @@ export interface MemorySyncOptions extends SyncOptions {
   wait?: boolean;
   /** How long to wait for another process's sync (default 60 s). */
   lockTimeoutMs?: number;
+  /** Told once when this sync has waited a second for another process's (who, and its state). */
+  onLockWait?: (wait: LockWait) => void;
 }
 
 /**
@@ -144,7 +148,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       ? resolveConfig(options.config)
       : await loadConfig(workspace, options.config);
   const indexDir = join(workspace, INDEX_DIR);
-  await mkdir(indexDir, { recursive: true });
+  await ensureIndexDir(indexDir);
   // The index is a cache: keep it out of the workspace's version control.
   await writeFile(join(indexDir, ".gitignore"), "*\n", { flag: "wx" }).catch(() => {});
   const store =
@@ -342,8 +346,15 @@ export class Memory {
   async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
     const started = this.#dirty.snapshot();
     const run = async () => {
-      const report = await this.#syncWithFallback(options);
+      // The index may have been deleted, replaced or damaged since: then this sync rebuilds it.
+      await this.store.refresh?.();
+      const report = await retryRefreshed(this.store, () => this.#syncWithFallback(options));
       this.#dirty.settle(started, options.paths);
+      const recovered = await takeRecoveries(this.store);
+      if (recovered.length) {
+        report.warnings.push(...recovered);
+        report.recovered = recovered;
+      }
       return report;
     };
     if (options.wait === false) {
@@ -357,6 +368,7 @@ export class Memory {
     }
     return withWorkspaceLock(this.workspace, "sync", run, {
       timeoutMs: options.lockTimeoutMs ?? 60_000,
+      ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     });
   }
 
@@ -411,7 +423,16 @@ export class Memory {
         hint: 'pass text such as "deploy plan"',
       });
     }
-    if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
+    if (await this.store.refresh?.()) await this.sync({ wait: false });
+    // What this process wrote is found: wait a little for another process's sync (its lock), but
+    // never fail or hang a search over it.
+    if (this.#dirty.size) {
+      await this.sync({ paths: this.#dirty.paths(), lockTimeoutMs: OWN_WRITES_WAIT_MS }).catch(
+        (error: unknown) => {
+          if (!(error instanceof EngramError && error.code === "LOCK_TIMEOUT")) throw error;
+        },
+      );
+    }
     const [identityJson, owedJson] = await Promise.all([
       this.store.getMeta(IDENTITY_META_KEY),
       this.store.getMeta(PENDING_VECTORS_META_KEY),
@@ -456,8 +477,15 @@ export class Memory {
         if (embedder) await this.#saveHealth();
       }
     };
-    if (options.scope !== "group") return run(options);
-    return searchGroupScope(run, options, {
+    // A store found damaged while searching is rebuilt (synced) and asked again, once.
+    const ask = (opts: SearchOptions) =>
+      retryRefreshed(
+        this.store,
+        () => run(opts),
+        () => this.sync({ wait: false }),
+      );
+    if (options.scope !== "group") return ask(options);
+    return searchGroupScope(ask, options, {
       workspace: this.workspace,
       personalFiles: this.layout.personalFiles,
       maxResults: this.config.search.maxResults,
@@ -573,18 +601,21 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [status, rerank] = await Promise.all([
-      buildStatus({
-        ...this.#ctx,
-        chain: this.embedders,
-        embedder: this.#embedder,
-        explicitProvider: this.#explicitProvider,
-        providerNotes: this.#providerNotes,
-        warnings: this.warnings,
-        models: this.#models,
-      }),
-      this.#rerank.status(this.store),
-    ]);
+    await this.store.refresh?.();
+    const [status, rerank] = await retryRefreshed(this.store, () =>
+      Promise.all([
+        buildStatus({
+          ...this.#ctx,
+          chain: this.embedders,
+          embedder: this.#embedder,
+          explicitProvider: this.#explicitProvider,
+          providerNotes: this.#providerNotes,
+          warnings: this.warnings,
+          models: this.#models,
+        }),
+        this.#rerank.status(this.store),
+      ]),
+    );
     return { ...status, rerank };
   }
 
@@ -648,6 +679,9 @@ export class Memory {
   }
 }
 
+/** Longest a search waits for another process's sync to index this process's own writes first. */
+const OWN_WRITES_WAIT_MS = 3_000;
+
 /** How long `close()` waits for another process's sync before leaving its writes to the next one. */
 const CLOSE_SYNC_TIMEOUT_MS = 15_000;
 
@@ -660,4 +694,22 @@ function chain<T>(
     a(value);
     b(value);
   };
+}
+
+/**
+ * Run `fn`; when it fails and the store then reports it reopened or replaced its storage (it was
+ * deleted, replaced or found damaged), run `before` (e.g. a sync) and `fn` once more.
+ */
+async function retryRefreshed<T>(
+  store: MemoryStore,
+  fn: () => Promise<T>,
+  before?: () => Promise<unknown>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (!(await store.refresh?.().catch(() => false))) throw error;
+    await before?.();
+    return fn();
+  }
 }

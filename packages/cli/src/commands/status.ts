@@ -150,6 +150,7 @@ function printStatus(io: Io, s: MemoryStatus): void {
     );
   if (s.index.rebuildNeeded.length)
     line(io, `Rebuild     needed: ${s.index.rebuildNeeded.join("; ")} (run engram sync)`);
+  for (const note of s.index.recovered) line(io, `Recovered   ${note}`);
   if (s.lastSync) {
     const ago = age(s.lastSyncAgeMs ?? Date.now() - Date.parse(s.lastSync.finishedAt));
     line(

@@ -46,6 +46,10 @@ export function registerWatch(program: Command, io: Io): void {
         const watcher = current.watch({
           ...(debounceMs ? { debounceMs } : {}),
           onSync: (report) => {
+            for (const note of report.recovered ?? []) {
+              if (g.json) emit("recovered", { message: note }, "");
+              else warn(io, note);
+            }
             const { added, updated, removed, skipped, deferred } = report;
             if (added || updated || removed || skipped.length) {
               emit("sync", report, describeSync(report));

@@ -1,4 +1,4 @@
-import { lstat, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../text/hash.js";
 import { localDate } from "../workspace/clock.js";
@@ -6,6 +6,7 @@ import { readFrontMatter, writeFrontMatter } from "../workspace/front-matter.js"
 import type { LifecycleRule } from "./config-schema.js";
 import { entryKind, hashOrNull, walk, workspacePath } from "./files.js";
 import { hostNow, type LifecycleHost, type LifecyclePlanOptions, type Summariser } from "./host.js";
+import type { JournalOutcome } from "./journal.js";
 import { lifecycleRules, type RuleSubject, ruleReason, ruleSubjects, ruleTarget } from "./rules.js";
 import { sectionEntries } from "./sections.js";
 import type { Step } from "./steps.js";
@@ -44,6 +45,8 @@ export interface LifecyclePlan {
   contents: Record<string, string>;
   /** Matches left alone, with why (e.g. a symbolic link inside a project folder). */
   skipped: Array<{ rule: string; path: string; reason: string }>;
+  /** Set when an interrupted apply or undo was finished (or rolled back) before planning. */
+  recovered?: JournalOutcome;
 }
 
 /**
@@ -161,16 +164,11 @@ export class PlanBuilder {
 
   /** Plan replacing (or creating) `rel` with `content`, e.g. an appended long-term entry. */
   async put(rel: string, content: string): Promise<void> {
-    const abs = workspacePath(this.#ws, rel);
-    const before = await hashOrNull(abs);
+    const before = await hashOrNull(workspacePath(this.#ws, rel));
     const after = this.#content(content);
     if (before === after) return;
     if (before === null) await this.#mkdirs(path.posix.dirname(rel));
-    const step: Step = { kind: "put", path: rel, before, after };
-    // The file's mtime goes with its bytes: an undo restores both.
-    const mtimeMs = before === null ? undefined : (await lstat(abs).catch(() => null))?.mtimeMs;
-    if (mtimeMs !== undefined) step.beforeMtimeMs = mtimeMs;
-    this.#steps.push(step);
+    this.#steps.push({ kind: "put", path: rel, before, after });
   }
 
   /** Record an item that only `put`s (e.g. a promotion). */
