@@ -2,8 +2,10 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
 import { registerAudit } from "./commands/audit.js";
+import { registerConsolidate } from "./commands/consolidate.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerForget } from "./commands/forget.js";
 import { registerGet } from "./commands/get.js";
 import { registerInit } from "./commands/init.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
@@ -15,6 +17,7 @@ import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
 import { registerUi } from "./commands/ui.js";
+import { registerUpdate } from "./commands/update.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError } from "./output.js";
@@ -56,6 +59,9 @@ export function createProgram(io: Io = processIo): Command {
     registerAudit,
     registerPromote,
     registerLifecycle,
+    registerConsolidate,
+    registerForget,
+    registerUpdate,
     registerSync,
     registerWatch,
     registerMcp,

@@ -2,6 +2,20 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
+import type { ConsolidationResult } from "./consolidation/apply.js";
+import { undoConsolidation } from "./consolidation/apply.js";
+import type { LineRef } from "./consolidation/citations.js";
+import { type ForgetOptions, type ForgetResult, forget } from "./consolidation/forget.js";
+import {
+  type MaintenanceOptions,
+  type MaintenanceRun,
+  type MaintenanceStatus,
+  maintenanceStatus,
+  runMaintenance,
+} from "./consolidation/maintenance.js";
+import { consolidateMemory, type MemoryConsolidateOptions } from "./consolidation/memory-api.js";
+import type { ConsolidationPlan } from "./consolidation/types.js";
+import { type UpdateOptions, type UpdateResult, updateMemory } from "./consolidation/update.js";
 import { EmbedderChain } from "./embedding/chain.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { HEALTH_META_KEY, healthJson, restoreHealth } from "./embedding/health.js";
@@ -10,6 +24,7 @@ import { indexProvider, missingProviderReason } from "./embedding/index-provider
 import type { ResilientEmbedder } from "./embedding/resilient.js";
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
+import type { ApplyResult } from "./lifecycle/apply.js";
 import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
 import type { LanguageModel } from "./model/language-model.js";
@@ -21,6 +36,7 @@ import { modelView } from "./privacy/model-view.js";
 import { SealingSession } from "./sealing/session.js";
 import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
+import { searchRelevance } from "./search/relevance-signals.js";
 import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -425,6 +441,7 @@ export class Memory {
     const stored = parseIdentity(identityJson)?.embedding ?? null;
     const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
     const owed = this.#owedPaths(owedJson);
+    const relevance = await searchRelevance(this.workspace, this.config, options, this.#clock);
     // Sealed files: searched from memory in the main scope with the key, else counted as skipped.
     const sealed = await this.sealing.forSearch(this.store, options.scope ?? "main");
     const run = async (opts: SearchOptions) => {
@@ -438,6 +455,7 @@ export class Memory {
             indexed: stored,
             owed,
             ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
+            ...(relevance ? { relevance } : {}),
             reranker: () => this.#rerank.get(),
             rerankView: (chunks) =>
               modelView(chunks, {
@@ -529,6 +547,54 @@ export class Memory {
     );
     this.#dirty.mark(result.path);
     return result;
+  }
+
+  /**
+   * Plan (default; the plan is saved so a later apply does exactly that) or apply a consolidation
+   * pass over long-term memory, with the memory's language model or, without one, the
+   * deterministic mode. See `planConsolidation` / `applyConsolidation`.
+   */
+  consolidate(options: MemoryConsolidateOptions & { mode: "apply" }): Promise<ConsolidationResult>;
+  consolidate(options?: MemoryConsolidateOptions & { mode?: "plan" }): Promise<ConsolidationPlan>;
+  consolidate(
+    options: MemoryConsolidateOptions = {},
+  ): Promise<ConsolidationPlan | ConsolidationResult> {
+    this.#assertOpen();
+    return consolidateMemory(this, options);
+  }
+
+  /** Undo the last consolidation pass (see `undoConsolidation`). */
+  undoConsolidation(): Promise<ApplyResult> {
+    this.#assertOpen();
+    return undoConsolidation(this);
+  }
+
+  /** Forget lines or every entry containing a text: archived with a tombstone, undoable (see `forget`). */
+  forget(target: LineRef | { query: string }, options: ForgetOptions = {}): Promise<ForgetResult> {
+    this.#assertOpen();
+    return forget(this, target, options);
+  }
+
+  /** Replace lines or a section of a long-term file, archiving the old text (see `updateMemory`). */
+  update(
+    target: LineRef | { path: string; section: string },
+    text: string,
+    options: UpdateOptions = {},
+  ): Promise<UpdateResult> {
+    this.#assertOpen();
+    return updateMemory(this, target, text, options);
+  }
+
+  /** Whether scheduled maintenance is due, the last run and its outcome (see `maintenanceStatus`). */
+  maintenanceStatus(): Promise<MaintenanceStatus> {
+    this.#assertOpen();
+    return maintenanceStatus(this);
+  }
+
+  /** Run maintenance now: lifecycle rules and a consolidation pass (see `runMaintenance`). */
+  runMaintenance(options: MaintenanceOptions = {}): Promise<MaintenanceRun> {
+    this.#assertOpen();
+    return runMaintenance(this, options);
   }
 
   #owedPaths(json: string | undefined): ReadonlySet<string> {

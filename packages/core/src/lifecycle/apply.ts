@@ -20,6 +20,15 @@ import { nsToMs, type StepHook } from "./steps.js";
 export interface ApplyOptions extends LifecyclePlanOptions {
   /** Called as steps progress; throwing from it stops the apply as a crash would (tests). */
   hook?: StepHook;
+  /** The id of the apply (default: a new one); consolidation names its passes beforehand. */
+  applyId?: string;
+}
+
+/** What {@link undoLastApply} may undo: only an apply one of whose items has one of `rules`. */
+export interface UndoFilter {
+  rules: readonly string[];
+  /** Names what is undone in messages, e.g. `consolidation`. */
+  what: string;
 }
 
 /** What an apply (or undo) did. */
@@ -84,14 +93,27 @@ export async function applyPlan(
 export async function undoLastApply(
   host: LifecycleHost,
   options: ApplyOptions = {},
+  only?: UndoFilter,
 ): Promise<ApplyResult> {
   return withLifecycleLock(host, async () => {
     const recovered = (await recoverJournal(host)) ?? undefined;
     const [last] = await undoRecords(host.workspace);
     if (!last) {
-      throw new EngramError("INVALID_ARGUMENT", "there is no lifecycle apply to undo", {
-        hint: "`engram lifecycle apply` records what it does; undo reverses the most recent one",
-      });
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `there is no ${only?.what ?? "lifecycle"} apply to undo`,
+        {
+          hint: "`engram lifecycle apply` records what it does; undo reverses the most recent one",
+        },
+      );
+    }
+    if (only && !last.items.some((i) => only.rules.includes(i.rule))) {
+      const rule = last.items[0]?.rule ?? "?";
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `the most recent change (${last.applyId}, ${rule}) is not a ${only.what}; changes are undone newest first`,
+        { hint: "undo the newer change first (`engram lifecycle undo` undoes whatever came last)" },
+      );
     }
     const journal: Journal = {
       version: 1,
@@ -117,7 +139,7 @@ export async function runPlan(
 ): Promise<ApplyResult> {
   const ws = host.workspace;
   const now = hostNow(host, options);
-  const applyId = newApplyId(now);
+  const applyId = options.applyId ?? newApplyId(now);
   if (plan.steps.length === 0) {
     return { applyId, kind, outcome: "committed", steps: 0, paths: [], items: [] };
   }
