@@ -15,6 +15,7 @@ import {
   scanWorkspace,
 } from "@engram/core";
 import { createHashingEmbedder } from "@engram/core/testing";
+import { type FirstQuery, firstQueries } from "./first-query.js";
 import { type MeteredEmbedder, meteredEmbedder } from "./perf-embedder.js";
 import { median, percentile, timed } from "./stats.js";
 
@@ -75,6 +76,8 @@ export interface KeywordPhase {
    */
   appendSync?: Latency;
   search: { keyword: Latency; storeText: Latency };
+  /** A keyword query as the first search of a new process (optional: older results lack it). */
+  firstQuery?: FirstQuery;
   diskBytes: number;
   peakRssMb: number;
 }
@@ -95,6 +98,8 @@ export interface VectorPhase {
     hybridRrf: Latency;
     storeVector: Latency;
   };
+  /** A vector query as the first search of a new process (optional: older results lack it). */
+  firstQuery?: FirstQuery;
   diskBytes: number;
   peakRssMb: number;
 }
@@ -164,6 +169,11 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   } finally {
     await memory.close();
   }
+  const firstQuery = await firstQueries(
+    { workspace: job.workspace, store: job.store, mode: "keyword", dims: job.dims },
+    job.queries,
+    FIRST_QUERY_PROCESSES,
+  );
   const resync = median(resyncRuns);
   const resyncCpuMs = median(resyncCpu);
   return {
@@ -179,6 +189,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
     },
     appendSync,
     search,
+    firstQuery,
     diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
@@ -264,6 +275,11 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
   } finally {
     await memory.close();
   }
+  const firstQuery = await firstQueries(
+    { workspace: job.workspace, store: job.store, mode: "vector", dims: job.dims },
+    job.queries,
+    FIRST_QUERY_PROCESSES,
+  );
   const embedMs = median(embedRuns);
   return {
     chunks,
@@ -274,10 +290,14 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
       chunksPerSecondExEmbed: chunks / (Math.max(1, cold.medianMs - embedMs) / 1000),
     },
     search,
+    firstQuery,
     diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
 }
+
+/** New processes whose first query is timed, per phase (medians are reported). */
+const FIRST_QUERY_PROCESSES = 5;
 
 /** `runs` cold syncs from an empty index, each timed through `close`. */
 async function coldSyncs(

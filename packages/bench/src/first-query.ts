@@ -1,0 +1,120 @@
+import { fork } from "node:child_process";
+import { storeFromConfig } from "@engram/cli";
+import { createMemory, isEngramError, loadConfig, type SearchMode } from "@engram/core";
+import { createHashingEmbedder } from "@engram/core/testing";
+import { meteredEmbedder } from "./perf-embedder.js";
+import { median } from "./stats.js";
+
+/** One first query, asked by a process that has just opened the workspace (as a CLI call does). */
+export interface FirstQueryJob {
+  workspace: string;
+  store: string;
+  mode: SearchMode;
+  /** Dimensions of the fixed-cost embedder (vector mode). */
+  dims: number;
+  query: string;
+}
+
+/** What one fresh process measured. */
+export interface FirstQueryRun {
+  /** `createMemory` (config, store open): what the process pays before it can search. */
+  openMs: number;
+  /** The first `Memory.search` of the process: wall-clock time. */
+  searchMs: number;
+  /** The same search in CPU time of the process (all its threads). */
+  searchCpuMs: number;
+}
+
+/** Medians over several fresh processes, each asking one query once. */
+export interface FirstQuery {
+  processes: number;
+  openMs: number;
+  searchMs: number;
+  searchCpuMs: number;
+}
+
+/**
+ * Open the workspace in this process and time its first search (the query's embedding is made
+ * before the clock starts: provider latency is not engram's).
+ */
+export async function measureFirstQuery(job: FirstQueryJob): Promise<FirstQueryRun> {
+  const embedder =
+    job.mode === "keyword" ? null : meteredEmbedder(createHashingEmbedder({ dims: job.dims }));
+  await embedder?.preEmbed([job.query]);
+  const opened = performance.now();
+  const config = await loadConfig(job.workspace);
+  const memory = await createMemory({
+    workspace: job.workspace,
+    config,
+    readConfigFile: false,
+    store: await storeFromConfig(config, job.store),
+    embedder,
+  });
+  const openMs = performance.now() - opened;
+  try {
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    await memory.search(job.query, { mode: job.mode });
+    const searchMs = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    return { openMs, searchMs, searchCpuMs: (used.user + used.system) / 1000 };
+  } finally {
+    await memory.close();
+  }
+}
+
+/**
+ * The first query of `processes` fresh Node processes (one query each, taken in turn from
+ * `queries`): what a one-shot `engram search` or a new MCP server pays before anything is warm.
+ */
+export async function firstQueries(
+  base: Omit<FirstQueryJob, "query">,
+  queries: readonly string[],
+  processes: number,
+): Promise<FirstQuery> {
+  const runs: FirstQueryRun[] = [];
+  for (let i = 0; i < processes; i++) {
+    const query = queries[i % queries.length] as string;
+    runs.push(await inChild({ ...base, query }));
+  }
+  return {
+    processes,
+    openMs: median(runs.map((r) => r.openMs)),
+    searchMs: median(runs.map((r) => r.searchMs)),
+    searchCpuMs: median(runs.map((r) => r.searchCpuMs)),
+  };
+}
+
+function inChild(job: FirstQueryJob): Promise<FirstQueryRun> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL("./first-query-worker.js", import.meta.url), [JSON.stringify(job)], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    let answer: { result?: FirstQueryRun; error?: string } | undefined;
+    child.on("message", (message) => {
+      answer = message as typeof answer;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (answer?.result) resolve(answer.result);
+      else reject(new Error(answer?.error ?? `the first-query process exited with code ${code}`));
+    });
+  });
+}
+
+/** The child's side: run the job from argv and answer over IPC. */
+export async function firstQueryWorker(): Promise<void> {
+  let message: object;
+  try {
+    message = { result: await measureFirstQuery(JSON.parse(process.argv[2] ?? "")) };
+  } catch (error) {
+    message = {
+      error: isEngramError(error)
+        ? `${error.code}: ${error.message}`
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error),
+    };
+  }
+  process.send?.(message, () => process.exit(0));
+}
