@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryTools } from "@engram/ai-sdk";
 import { createMemory } from "@engram/core";
-import { memoryStore } from "@engram/store-memory";
+import { inMemoryStore } from "@engram/store-memory";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
@@ -58,7 +58,7 @@ export async function run(workspace) {
   await mkdir(workspace, { recursive: true });
   const memory = await createMemory({
     workspace,
-    store: memoryStore(),
+    store: inMemoryStore(),
     embedder: null,
     readConfigFile: false,
   });

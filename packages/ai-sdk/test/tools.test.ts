@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createMemory, MEMORY_TOOL_DEFINITIONS, type Memory } from "@engram/core";
-import { memoryStore } from "@engram/store-memory";
+import { inMemoryStore } from "@engram/store-memory";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ async function open(files: Record<string, string> = {}) {
   const dir = await mkdtemp(join(tmpdir(), "engram-ai-sdk-"));
   const memory = await createMemory({
     workspace: dir,
-    store: memoryStore(),
+    store: inMemoryStore(),
     embedder: null,
     readConfigFile: false,
   });

@@ -19,8 +19,8 @@ const STORES: Record<string, (options: Record<string, unknown>) => Promise<Store
   },
   // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.
   memory: async (options) => {
-    const { memoryStore } = await import("@engram/store-memory");
-    return memoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl", ...options });
+    const { inMemoryStore } = await import("@engram/store-memory");
+    return inMemoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl", ...options });
   },
   lancedb: async (options) => {
     const loaded = await optional(import("@engram/store-lancedb"));

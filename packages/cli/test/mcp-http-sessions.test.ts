@@ -1,7 +1,7 @@
 // The Streamable HTTP server in process (the SDK's HTTP client against it): sessions a client
 // abandons are closed once idle, while a client with its notification stream open keeps its own.
 import { createMemory, createMemoryTools, type Memory } from "@engram/core";
-import { memoryStore } from "@engram/store-memory";
+import { inMemoryStore } from "@engram/store-memory";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ async function serve(idleMs: number) {
   await writeFiles(dir, { "MEMORY.md": "# Long-term Memory\n\n偏好：简洁\n" });
   const memory: Memory = await createMemory({
     workspace: dir,
-    store: memoryStore(),
+    store: inMemoryStore(),
     embedder: null,
     readConfigFile: false,
   });

@@ -5,7 +5,7 @@ import {
   type MemoryStore,
   type StoreFactory,
 } from "@engram/core";
-import { memoryStore } from "@engram/store-memory";
+import { inMemoryStore } from "@engram/store-memory";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptedProvider } from "./fixtures/scripted-provider.js";
@@ -179,7 +179,7 @@ describe("vectors owed and switched", () => {
 
   for (const [name, store] of [
     ["sqlite", () => sqliteStore()],
-    ["memory", () => memoryStore()],
+    ["memory", () => inMemoryStore()],
   ] as const) {
     it(`NaN and Infinity vectors are refused as bad_response before they reach the ${name} store (item 4)`, async () => {
       const broken = scriptedProvider("p", {

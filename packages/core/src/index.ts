@@ -9,6 +9,7 @@ export * from "./audit/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
 export * from "./consolidation/index.js";
+export * from "./driver/index.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
 export * from "./lifecycle/index.js";
@@ -38,7 +39,6 @@ export {
   type TierWeights,
 } from "./search/tier-weight.js";
 export * from "./sessions/index.js";
-export * from "./store/index.js";
 export * from "./sync/index.js";
 export * from "./text/index.js";
 export { DEFAULT_SEARCH_TIERS, isTier, TIERS, type Tier } from "./tier.js";

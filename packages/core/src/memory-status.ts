@@ -1,3 +1,4 @@
+import { describeRecovery, parseRecoveries, RECOVERY_META_KEY } from "./driver/recovery.js";
 import type { EmbedderChain } from "./embedding/chain.js";
 import type { CircuitState } from "./embedding/circuit-breaker.js";
 import {
@@ -13,7 +14,6 @@ import { indexProvider, missingProviderReason } from "./embedding/index-provider
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
 import type { LanguageModelStatus, WorkspaceModels } from "./model/workspace-models.js";
 import type { RerankStatus } from "./search/rerank-slot.js";
-import { describeRecovery, parseRecoveries, RECOVERY_META_KEY } from "./store/recovery.js";
 import type { IndexContext } from "./sync/context.js";
 import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
 import { planSync } from "./sync/plan.js";
@@ -124,7 +124,7 @@ export async function buildStatus(parts: StatusParts): Promise<MemoryStatus> {
     store.getMeta(LAST_SYNC_META_KEY),
     store.getMeta(PENDING_VECTORS_META_KEY),
     store.getMeta(CACHE_STATS_META_KEY),
-    store.cache && config.cache.enabled ? store.cache.size() : undefined,
+    parts.cache ? parts.cache.size() : undefined,
     planSync(parts),
     readHeartbeat(parts.workspace),
     store.getMeta(RECOVERY_META_KEY),

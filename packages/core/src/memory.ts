@@ -16,6 +16,9 @@ import {
 import { consolidateMemory, type MemoryConsolidateOptions } from "./consolidation/memory-api.js";
 import type { ConsolidationPlan } from "./consolidation/types.js";
 import { type UpdateOptions, type UpdateResult, updateMemory } from "./consolidation/update.js";
+import type { KeyValueStore, MemoryStore, StoreFactory } from "./driver/contract.js";
+import { takeRecoveries } from "./driver/recovery.js";
+import { EmbeddingCache } from "./embedding/cache.js";
 import { EmbedderChain } from "./embedding/chain.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { HEALTH_META_KEY, healthJson, restoreHealth } from "./embedding/health.js";
@@ -40,8 +43,6 @@ import { searchRelevance } from "./search/relevance-signals.js";
 import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
-import { takeRecoveries } from "./store/recovery.js";
-import type { MemoryStore, StoreFactory } from "./store/store.js";
 import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
 import { DirtyPaths } from "./sync/dirty-paths.js";
@@ -105,6 +106,12 @@ export interface MemoryOptions {
    * `{ http: async () => (await import("@engram/rerank-http")).httpRerankerProvider }`.
    */
   rerankers?: RerankerRegistry;
+  /**
+   * The workspace's embedding cache when it lives in another store than `store` (the configured
+   * one, while a sync builds another store's index): what `store` lacks is read from it, so no
+   * text is embedded again.
+   */
+  cacheFrom?: KeyValueStore;
   /** Config merged over `engram.config.json` (section by section). */
   config?: EngramConfigInput;
   /** Read `engram.config.json` from the workspace (default true). */
@@ -156,6 +163,13 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       ? await options.store({ workspace, indexDir })
       : options.store;
   await store.init();
+  const cache =
+    config.cache.enabled && store.keyValue
+      ? new EmbeddingCache(
+          store.keyValue,
+          options.cacheFrom ? new EmbeddingCache(options.cacheFrom) : undefined,
+        )
+      : undefined;
   const layout = resolveLayout(config);
   const given = options.embedder ?? [];
   const selection =
@@ -190,6 +204,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     workspace,
     config,
     store,
+    cache,
     analyzer: createAnalyzer(config.analyzer),
     embedder: owner.current ?? (owner.keep ? null : chain.primary),
     chain,

@@ -2,9 +2,9 @@ import { appendFile, mkdir, symlink, truncate, utimes, writeFile } from "node:fs
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../src/config/load.js";
+import type { FileRecord } from "../src/driver/records.js";
 import { isEngramError } from "../src/errors.js";
 import { scanTranscripts, transcriptDelta, transcriptFolder } from "../src/sessions/index.js";
-import type { FileRecord } from "../src/store/records.js";
 import { readMemoryFile } from "../src/workspace/read.js";
 import type { ScannedFile } from "../src/workspace/scan.js";
 import { tempDir, writeFiles } from "./workspace/helpers.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemory } from "@engram/core";
 import { EngramRetriever, memoryTools } from "@engram/langchain";
-import { memoryStore } from "@engram/store-memory";
+import { inMemoryStore } from "@engram/store-memory";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createAgent } from "langchain";
@@ -34,7 +34,7 @@ export async function run(workspace) {
   await mkdir(workspace, { recursive: true });
   const memory = await createMemory({
     workspace,
-    store: memoryStore(),
+    store: inMemoryStore(),
     embedder: null,
     readConfigFile: false,
   });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createMemory, MEMORY_TOOL_DEFINITIONS, type Memory } from "@engram/core";
-import { memoryStore } from "@engram/store-memory";
+import { inMemoryStore } from "@engram/store-memory";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createAgent } from "langchain";
@@ -25,7 +25,7 @@ async function open() {
   const dir = await mkdtemp(join(tmpdir(), "engram-langchain-"));
   const memory = await createMemory({
     workspace: dir,
-    store: memoryStore(),
+    store: inMemoryStore(),
     embedder: null,
     readConfigFile: false,
   });

@@ -17,9 +17,9 @@ import {
   storeNotInitialisedError,
 } from "@engram/core";
 import { type Connection, connect, type Table } from "@lancedb/lancedb";
-import { LanceDbEmbeddingCache } from "./embedding-cache.js";
 import { guarded, rebuildHint } from "./errors.js";
 import { ensureFulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
+import { LanceDbKeyValue, writeEntries } from "./key-value.js";
 import { folderBytes, type Location, parseLocation } from "./location.js";
 import { Maintenance, type Tables } from "./maintenance.js";
 import type { LanceDbStoreOptions } from "./options.js";
@@ -37,12 +37,13 @@ import {
 } from "./rows.js";
 import {
   CHUNK_COLUMNS,
-  cacheSchema,
   chunksSchema,
   dimsOf,
   filesSchema,
+  keyValueSchema,
   metaSchema,
   missingColumns,
+  OLD_CACHE_TABLE,
   SCHEMA_META_KEY,
   SCHEMA_VERSION,
   TABLES,
@@ -67,7 +68,7 @@ interface Open extends Tables {
 }
 
 /**
- * An engram store on LanceDB: four tables (meta, files, chunks, embedding cache) in a local folder
+ * An engram store on LanceDB: four tables (meta, files, chunks, key-value) in a local folder
  * or on object storage. Full-text search is LanceDB's BM25 index over core's analysed terms;
  * vector search is exact cosine until the table is large enough for an HNSW index. Reads run
  * concurrently; every change goes through one queue.
@@ -79,7 +80,7 @@ interface Open extends Tables {
 export class LanceDbStore implements MemoryStore {
   readonly kind = "lancedb";
   readonly capabilities: StoreCapabilities;
-  readonly cache: LanceDbEmbeddingCache;
+  readonly keyValue: LanceDbKeyValue;
   /** Where the database lives. */
   readonly location: Location;
 
@@ -100,19 +101,19 @@ export class LanceDbStore implements MemoryStore {
     this.capabilities = {
       vector: true,
       fulltext: true,
-      embeddingCache: true,
+      keyValue: true,
       persistent: this.location.kind !== "memory",
       atomicWrites: false,
     };
-    this.cache = new LanceDbEmbeddingCache({
-      read: (action, fn) => this.#read(action, (open) => fn(open.cache)),
+    this.keyValue = new LanceDbKeyValue({
+      read: (action, fn) => this.#read(action, (open) => fn(open.keyValue)),
       change: (action, fn) =>
         this.#change(action, async (open) => {
-          const result = await fn(open.cache);
+          const result = await fn(open.keyValue);
           await this.#maintenance.afterChange(open);
           return result;
         }),
-      committed: () => this.#maintenance.noteCommit("cache"),
+      committed: () => this.#maintenance.noteCommit("keyValue"),
     });
   }
 
@@ -290,7 +291,7 @@ export class LanceDbStore implements MemoryStore {
     closeAll(open);
   }
 
-  /** Connect, create missing tables, check the layout, and load the cache's use counter. */
+  /** Connect, create missing tables, check the layout, and move a version-1 embedding cache. */
   async #connect(): Promise<void> {
     const { uri, storageOptions, readConsistencySeconds } = this.#options;
     const open = await guarded(this.location, "open the index", async () => {
@@ -319,9 +320,10 @@ export class LanceDbStore implements MemoryStore {
           meta: await table(TABLES.meta, metaSchema()),
           files: await table(TABLES.files, filesSchema()),
           chunks: await table(TABLES.chunks, chunksSchema(null)),
-          cache: await table(TABLES.cache, cacheSchema()),
+          keyValue: await table(TABLES.keyValue, keyValueSchema()),
         };
         await this.#checkSchemaVersion(open.meta);
+        if (names.has(OLD_CACHE_TABLE)) await moveEmbeddingCache(db, open.keyValue);
         await ensureFulltextIndex(open.chunks);
         // Deleted rows are invisible in the index's numbers, so the last writer saved its count.
         const saved = Number(await readMeta(open.meta, STALE_META_KEY)) || 0;
@@ -334,13 +336,6 @@ export class LanceDbStore implements MemoryStore {
       }
     });
     this.#open = open;
-    try {
-      await this.cache.load();
-    } catch (error) {
-      this.#open = undefined;
-      closeAll(open);
-      throw error;
-    }
   }
 
   /** Record the layout version in a new database; refuse one written by a newer package. */
@@ -358,6 +353,8 @@ export class LanceDbStore implements MemoryStore {
         { hint: `Upgrade engram, or: ${rebuildHint(this.location)}` },
       );
     }
+    // An older layout is brought up to date as it opens (see `moveEmbeddingCache`).
+    if (version < SCHEMA_VERSION) await upsertMeta(meta, SCHEMA_META_KEY, String(SCHEMA_VERSION));
   }
 
   /** Replace every chunk of `paths` with `rows` in one commit (or delete them, with no rows). */
@@ -435,7 +432,7 @@ export class LanceDbStore implements MemoryStore {
       return folderBytes(location.folder);
     }
     let total = 0;
-    for (const table of [open.meta, open.files, open.chunks, open.cache]) {
+    for (const table of [open.meta, open.files, open.chunks, open.keyValue]) {
       total += (await table.stats()).totalBytes;
     }
     return total;
@@ -484,9 +481,34 @@ async function upsertMeta(meta: Table, key: string, value: string): Promise<void
     .execute([{ key, value }]);
 }
 
+/**
+ * Move the entries of layout version 1's `embedding_cache` table into the key-value table, where
+ * core's embedding cache finds them (`embedding/<generation>/<key>`, generation 0), then drop
+ * the old table: no text is embedded again after the upgrade.
+ */
+async function moveEmbeddingCache(db: Connection, keyValue: Table): Promise<void> {
+  const old = await db.openTable(OLD_CACHE_TABLE);
+  try {
+    const entries: Array<readonly [string, Uint8Array]> = [];
+    for await (const batch of old.query().select(["key", "vector"])) {
+      const keys = batch.getChild("key");
+      const vectors = batch.getChild("vector");
+      if (!keys || !vectors) continue;
+      for (let i = 0; i < batch.numRows; i++) {
+        const vector = Float32Array.from(vectors.get(i)?.toArray() ?? []);
+        entries.push([`embedding/0/${String(keys.get(i))}`, new Uint8Array(vector.buffer)]);
+      }
+    }
+    if (entries.length) await writeEntries(keyValue, entries);
+  } finally {
+    old.close();
+  }
+  await db.dropTable(OLD_CACHE_TABLE);
+}
+
 /** Release the tables and the connection (LanceDB's close is synchronous and idempotent). */
 function closeAll(open: Open): void {
-  for (const table of [open.meta, open.files, open.chunks, open.cache]) table.close();
+  for (const table of [open.meta, open.files, open.chunks, open.keyValue]) table.close();
   open.db.close();
 }
 

@@ -9,7 +9,7 @@ export interface Tables {
   meta: Table;
   files: Table;
   chunks: Table;
-  cache: Table;
+  keyValue: Table;
 }
 
 /** When and how the store maintains its tables. */
@@ -47,7 +47,7 @@ type Role = keyof Tables;
  * Every table is also optimized after {@link COMMITS_BEFORE_OPTIMIZE} commits.
  */
 export class Maintenance {
-  readonly #commits: Record<Role, number> = { meta: 0, files: 0, chunks: 0, cache: 0 };
+  readonly #commits: Record<Role, number> = { meta: 0, files: 0, chunks: 0, keyValue: 0 };
   #staleRows = 0;
   /** The chunks table changed since the last {@link afterChange}. */
   #chunksChanged = false;
@@ -76,7 +76,7 @@ export class Maintenance {
 
   /** Do whatever the recorded commits call for. Run after each change, in the write queue. */
   async afterChange(tables: Tables): Promise<void> {
-    for (const role of ["meta", "files", "cache"] as const) {
+    for (const role of ["meta", "files", "keyValue"] as const) {
       if (this.#commits[role] >= COMMITS_BEFORE_OPTIMIZE) await this.#optimize(tables, role);
     }
     if (!this.#chunksChanged) return;
@@ -94,7 +94,7 @@ export class Maintenance {
   /** Rebuild the full-text index, optimize every table, and build the vector index if due. */
   async optimizeAll(tables: Tables): Promise<void> {
     await this.#rebuildFulltext(tables.chunks);
-    for (const role of ["meta", "files", "cache", "chunks"] as const) {
+    for (const role of ["meta", "files", "keyValue", "chunks"] as const) {
       await this.#optimize(tables, role);
     }
     await this.#indexVectorsIfLarge(tables.chunks);

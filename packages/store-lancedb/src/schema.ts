@@ -1,11 +1,11 @@
 import {
+  Binary,
   DataType,
   Field,
   FixedSizeList,
   Float32,
   Float64,
   Int32,
-  List,
   Schema,
   Utf8,
 } from "apache-arrow";
@@ -15,7 +15,7 @@ export const TABLES = {
   meta: "meta",
   files: "files",
   chunks: "chunks",
-  cache: "embedding_cache",
+  keyValue: "key_value",
 } as const;
 
 /** Name of one of {@link TABLES}. */
@@ -34,7 +34,7 @@ export const SCHEMA_META_KEY = "store-lancedb.schema";
  * Layout version this package writes. A database recording a newer one is refused untouched; bump
  * it (and convert old data on open) whenever a table's columns change meaning.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** `meta(key, value)`. */
 export function metaSchema(): Schema {
@@ -86,14 +86,16 @@ export function chunksSchema(dims: number | null): Schema {
   return new Schema(fields);
 }
 
-/** `embedding_cache(key, vector, last_used)`; vectors of any length, `last_used` a use counter. */
-export function cacheSchema(): Schema {
-  return new Schema([
-    new Field("key", new Utf8(), false),
-    new Field("vector", new List(new Field("item", new Float32(), true)), false),
-    new Field("last_used", new Float64(), false),
-  ]);
+/** `key_value(key, value)`: the store's key → bytes map (core's embedding cache lives there). */
+export function keyValueSchema(): Schema {
+  return new Schema([new Field("key", new Utf8(), false), new Field("value", new Binary(), false)]);
 }
+
+/**
+ * The table layout version 1 kept the embedding cache in (`key`, `vector`, `last_used`); its
+ * entries move into `key_value` when such a database opens (see `moveEmbeddingCache`).
+ */
+export const OLD_CACHE_TABLE = "embedding_cache";
 
 /** The chunk columns a search or read returns (everything but terms and vector). */
 export const CHUNK_COLUMNS = [

@@ -34,7 +34,7 @@ describe("lancedbStore (the factory core uses)", () => {
     const store = await openWith(lancedbStore(), context);
     await store.write({ upserts: [upsert("a.md", [[1, ["alpha"]]])] });
     expect(DEFAULT_FOLDER_NAME).toBe("lancedb");
-    for (const table of ["meta", "files", "chunks", "embedding_cache"]) {
+    for (const table of ["meta", "files", "chunks", "key_value"]) {
       const folder = join(context.indexDir, "lancedb", `${table}.lance`);
       expect((await stat(folder)).isDirectory(), folder).toBe(true);
     }
@@ -43,7 +43,7 @@ describe("lancedbStore (the factory core uses)", () => {
     expect(store.capabilities).toEqual({
       vector: true,
       fulltext: true,
-      embeddingCache: true,
+      keyValue: true,
       persistent: true,
       atomicWrites: false,
     });

@@ -81,7 +81,7 @@ describe("a database the store cannot use is refused with a fix", () => {
     await first.close();
     const error = await failure((await temp.create({ uri })).init());
     expect(error.code).toBe("STORE_FAILED");
-    expect(error.message).toMatch(/layout version 2/);
+    expect(error.message).toMatch(new RegExp(`layout version ${SCHEMA_VERSION + 1}`));
     expect(error.hint).toMatch(/Upgrade engram|engram sync/);
   });
 });
@@ -92,7 +92,7 @@ describe("misuse", () => {
     const error = await failure(store.searchText(["a"], 5));
     expect(error.code).toBe("STORE_FAILED");
     expect(error.hint).toMatch(/init\(\)/);
-    expect((await failure(store.cache.size())).code).toBe("STORE_FAILED");
+    expect((await failure(store.keyValue.count(""))).code).toBe("STORE_FAILED");
   });
 
   it("every method after close fails with CLOSED, and close stays idempotent", async () => {
@@ -104,7 +104,7 @@ describe("misuse", () => {
       () => store.write({}),
       () => store.searchVector(Float32Array.from([1]), 5),
       () => store.stats(),
-      () => store.cache.get(["k"]),
+      () => store.keyValue.get(["k"]),
       () => store.optimize(),
     ]) {
       expect((await failure(action)).code).toBe("CLOSED");
@@ -158,10 +158,5 @@ describe("misuse", () => {
     expect(error.code).toBe("STORE_DIMS_MISMATCH");
     expect((await store.listFiles()).map((f) => f.path)).toEqual(["keep.md"]);
     expect(await store.stats()).toMatchObject({ files: 1, chunks: 1, vectors: 1 });
-  });
-
-  it("prune refuses a negative size", async () => {
-    const store = await temp.open();
-    expect((await failure(store.cache.prune(-1))).code).toBe("INVALID_ARGUMENT");
   });
 });

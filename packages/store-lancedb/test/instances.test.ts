@@ -1,3 +1,5 @@
+import { EmbeddingCache } from "@engram/core";
+import { connect } from "@lancedb/lancedb";
 import { describe, expect, it } from "vitest";
 import { upsert, useTempStores } from "./helpers.js";
 
@@ -26,23 +28,38 @@ describe("two stores over one folder", () => {
       store.write({ upserts: [upsert("a.md", [[1, ["second"]]])] }),
       store.setMeta("k", "1"),
       store.setMeta("k", "2"),
-      store.cache.set([["key", Float32Array.from([1])]]),
-      store.cache.set([["key", Float32Array.from([2])]]),
+      store.keyValue.set([["key", Uint8Array.from([1])]]),
+      store.keyValue.set([["key", Uint8Array.from([2])]]),
     ]);
     expect((await store.getChunks("a.md")).map((c) => c.text)).toEqual(["second"]);
     expect(await store.getMeta("k")).toBe("2");
-    expect(Array.from((await store.cache.get(["key"])).get("key") ?? [])).toEqual([2]);
+    expect(Array.from((await store.keyValue.get(["key"])).get("key") ?? [])).toEqual([2]);
   });
 
-  it("the cache's use order continues across reopening", async () => {
+  it("the key-value table is shared across reopening", async () => {
     const uri = await temp.dir();
     const first = await temp.open({ uri });
-    await first.cache.set([["old", Float32Array.from([1])]]);
-    await first.cache.set([["newer", Float32Array.from([2])]]);
+    await first.keyValue.set([["embedding/0/a", Uint8Array.from([1])]]);
     await first.close();
     const second = await temp.open({ uri });
-    await second.cache.get(["old"]); // now the most recently used
-    expect(await second.cache.prune(1)).toBe(1);
-    expect([...(await second.cache.get(["old", "newer"])).keys()]).toEqual(["old"]);
+    expect(await second.keyValue.count("embedding/")).toBe(1);
+    expect(await second.keyValue.deletePrefix("embedding/")).toBe(1);
+    expect(await second.keyValue.count("")).toBe(0);
+  });
+
+  it("a layout-1 embedding cache moves into the key-value table, where core's cache finds it", async () => {
+    const uri = await temp.dir();
+    const db = await connect(uri);
+    const old = await db.createTable("embedding_cache", [
+      { key: "openai:small:2:中文", vector: [0.5, -1], last_used: 1 },
+    ]);
+    old.close();
+    db.close();
+    const store = await temp.open({ uri });
+    const found = await new EmbeddingCache(store.keyValue).get(["openai:small:2:中文"]);
+    expect(Array.from(found.get("openai:small:2:中文") ?? [])).toEqual([0.5, -1]);
+    const after = await connect(uri);
+    expect(await after.tableNames()).not.toContain("embedding_cache");
+    after.close();
   });
 });

@@ -36,18 +36,18 @@ describe("strings with SQL meaning are taken literally", () => {
     expect(await store.searchText(["needle"], 10)).toHaveLength(1);
   });
 
-  it("in meta keys and cache keys", async () => {
+  it("in meta keys and key-value keys", async () => {
     const store = await temp.open();
     for (const [i, odd] of NASTY.entries()) {
       await store.setMeta(odd, `v${i}`);
-      await store.cache.set([[odd, Float32Array.from([i])]]);
+      await store.keyValue.set([[odd, Uint8Array.from([i])]]);
     }
     for (const [i, odd] of NASTY.entries()) {
       expect(await store.getMeta(odd)).toBe(`v${i}`);
-      expect(Array.from((await store.cache.get([odd])).get(odd) ?? [])).toEqual([i]);
+      expect(Array.from((await store.keyValue.get([odd])).get(odd) ?? [])).toEqual([i]);
     }
     expect(await store.getMeta("it")).toBeUndefined();
-    expect(await store.cache.size()).toBe(NASTY.length);
+    expect(await store.keyValue.count("")).toBe(NASTY.length);
   });
 });
 

@@ -1,28 +1,26 @@
-import {
-  assertChunksFit,
-  type ChunkRecord,
-  EngramError,
-  type FileRecord,
-  type Source,
-  type StoreBatch,
-} from "@engram/core";
-import { type ChunkEntry, compareInFile, toEntry } from "./chunk-entry.js";
-import type { ChunkIndex } from "./chunk-index.js";
-
-type Upsert = NonNullable<StoreBatch["upserts"]>[number];
+import type { ChunkRecord, FileRecord, Source, StoredChunk } from "@engram/core/driver";
+import { type CheckedBatch, EngramError, InMemoryIndex } from "@engram/core/driver";
 
 /**
- * Files and their chunks, keyed by path and by chunk id, with the search indexes kept in step.
- * Every record is copied in and handed out as a copy.
+ * Files and their chunks, by path and by chunk id, with engram's {@link InMemoryIndex} kept in
+ * step (it ranks; this keeps the records). Records are copied in and handed out as copies;
+ * the index reads exact vectors from here.
  */
 export class ChunkTable {
   readonly #files = new Map<string, FileRecord>();
   /** Each path's chunks in file order (start line, end line, id). */
-  readonly #byPath = new Map<string, ChunkEntry[]>();
-  readonly #byId = new Map<string, ChunkEntry>();
-  #nextSeq = 0;
-
-  constructor(private readonly indexes: readonly ChunkIndex[]) {}
+  readonly #byPath = new Map<string, ChunkRecord[]>();
+  readonly #byId = new Map<string, ChunkRecord>();
+  readonly index = new InMemoryIndex({
+    exactVectors: async (ids) => {
+      const vectors = new Map<string, Float32Array>();
+      for (const id of ids) {
+        const embedding = this.#byId.get(id)?.embedding;
+        if (embedding) vectors.set(id, embedding);
+      }
+      return vectors;
+    },
+  });
 
   get fileCount(): number {
     return this.#files.size;
@@ -30,6 +28,11 @@ export class ChunkTable {
 
   get chunkCount(): number {
     return this.#byId.size;
+  }
+
+  /** Chunks with a vector. */
+  get vectorCount(): number {
+    return this.index.vectors;
   }
 
   getFile(path: string): FileRecord | undefined {
@@ -42,12 +45,20 @@ export class ChunkTable {
     for (const file of this.#files.values()) {
       if (source === undefined || file.source === source) files.push({ ...file });
     }
-    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return files;
   }
 
-  /** The chunks of `path` in file order (the entries themselves: do not hand them out). */
-  chunksOf(path: string): readonly ChunkEntry[] {
-    return this.#byPath.get(path) ?? [];
+  /** Copies of the chunks of `path`, in file order. */
+  chunksOf(path: string): StoredChunk[] {
+    return (this.#byPath.get(path) ?? []).map(stored);
+  }
+
+  /** Copies of the chunks with these ids (unknown ids are left out). */
+  chunksById(ids: readonly string[]): StoredChunk[] {
+    return ids.flatMap((id) => {
+      const chunk = this.#byId.get(id);
+      return chunk ? [stored(chunk)] : [];
+    });
   }
 
   /** Every file record (the records themselves), for a snapshot. */
@@ -55,30 +66,37 @@ export class ChunkTable {
     return [...this.#files.values()];
   }
 
-  /** Every chunk entry, file by file, for a snapshot. */
-  entries(): ChunkEntry[] {
+  /** Every chunk record (the records themselves), file by file, for a snapshot. */
+  records(): ChunkRecord[] {
     return [...this.#byPath.values()].flat();
   }
 
   /**
-   * Apply `batch` as deletes, then upserts, then touches (when a path is upserted twice, the last
-   * upsert wins, as it would in order). Everything is checked first, so a batch that is refused
-   * changes nothing: a chunk under another file's upsert (`INVALID_ARGUMENT`), an embedding that
-   * does not have `dims` dimensions (`STORE_DIMS_MISMATCH`), or a chunk id that would then be held
-   * twice (`INVALID_ARGUMENT`).
+   * Apply a checked batch. A chunk id already held by a chunk that stays (another path's, not
+   * replaced by this batch) refuses the whole batch first (`INVALID_ARGUMENT`), so a refused batch
+   * changes nothing.
    */
-  write(batch: StoreBatch, dims: number | null): void {
-    for (const { file, chunks } of batch.upserts ?? []) assertChunksFit(file, chunks, dims);
-    const upserts = new Map<string, Upsert>();
-    for (const upsert of batch.upserts ?? []) upserts.set(upsert.file.path, upsert);
-    const deletes = batch.deletes ?? [];
-    const replaced = new Set([...deletes, ...upserts.keys()]);
-    this.#assertUniqueIds(upserts, replaced);
-
-    for (const path of replaced) this.#removeChunks(path);
-    for (const path of deletes) this.#files.delete(path);
-    for (const { file, chunks } of upserts.values()) this.put(file, chunks);
-    for (const touch of batch.touches ?? []) {
+  write(batch: CheckedBatch): void {
+    const removed = new Set(batch.removed);
+    for (const { file, chunks } of batch.upserts) {
+      for (const { id } of chunks) {
+        const other = this.#byId.get(id)?.path;
+        if (other !== undefined && !removed.has(other)) {
+          throw new EngramError(
+            "INVALID_ARGUMENT",
+            `Chunk id ${id} of ${file.path} is already used by a chunk of ${other}.`,
+            {
+              hint: "Chunk ids must be unique across the index; the same path, lines and text give the same id.",
+            },
+          );
+        }
+      }
+    }
+    for (const path of removed) this.#removeChunks(path);
+    this.index.removePaths(removed);
+    for (const path of batch.deleted) this.#files.delete(path);
+    for (const { file, chunks } of batch.upserts) this.put(file, chunks);
+    for (const touch of batch.touches) {
       const file = this.#files.get(touch.path);
       if (file) this.#files.set(file.path, { ...file, mtimeMs: touch.mtimeMs });
     }
@@ -89,29 +107,23 @@ export class ChunkTable {
     const { path, source, tier, hash, mtimeMs, size } = file;
     this.#files.set(path, { path, source, tier, hash, mtimeMs, size });
     if (chunks.length === 0) return;
-    const entries = chunks.map((chunk) => toEntry(chunk, this.#nextSeq++));
-    entries.sort(compareInFile);
-    this.#byPath.set(path, entries);
-    for (const entry of entries) {
-      this.#byId.set(entry.chunk.id, entry);
-      for (const index of this.indexes) index.add(entry);
-    }
+    const copies = chunks.map(copy).sort(inFileOrder);
+    this.#byPath.set(path, copies);
+    for (const chunk of copies) this.#byId.set(chunk.id, chunk);
+    this.index.add(copies);
   }
 
   /**
-   * Drop every chunk's vector, keeping files, chunks and terms (every index is rebuilt, so the
-   * vector index forgets them and the text index keeps answering the same).
+   * Drop every chunk's vector, keeping files, chunks and terms (records are replaced, never
+   * changed: a snapshot being saved keeps the ones it took).
    */
   dropVectors(): void {
-    const files = this.fileRecords();
-    const chunks = new Map(
-      [...this.#byPath].map(([path, entries]) => [
-        path,
-        entries.map((e): ChunkRecord => ({ ...e.chunk, terms: [...e.terms], embedding: null })),
-      ]),
-    );
-    this.clear();
-    for (const file of files) this.put(file, chunks.get(file.path) ?? []);
+    for (const [path, chunks] of this.#byPath) {
+      const next = chunks.map((chunk) => ({ ...chunk, embedding: null }));
+      this.#byPath.set(path, next);
+      for (const chunk of next) this.#byId.set(chunk.id, chunk);
+    }
+    this.index.dropVectors();
   }
 
   /** Drop every file and chunk. */
@@ -119,36 +131,35 @@ export class ChunkTable {
     this.#files.clear();
     this.#byPath.clear();
     this.#byId.clear();
-    for (const index of this.indexes) index.clear();
+    this.index.clear();
   }
 
   #removeChunks(path: string): void {
-    const entries = this.#byPath.get(path);
-    if (!entries) return;
+    const chunks = this.#byPath.get(path);
+    if (!chunks) return;
     this.#byPath.delete(path);
-    for (const entry of entries) {
-      this.#byId.delete(entry.chunk.id);
-      for (const index of this.indexes) index.remove(entry);
-    }
+    for (const chunk of chunks) this.#byId.delete(chunk.id);
   }
+}
 
-  #assertUniqueIds(upserts: ReadonlyMap<string, Upsert>, replaced: ReadonlySet<string>): void {
-    const incoming = new Map<string, string>();
-    for (const { file, chunks } of upserts.values()) {
-      for (const { id } of chunks) {
-        const other = incoming.get(id) ?? this.#byId.get(id)?.chunk.path;
-        const stays = other !== undefined && (incoming.has(id) || !replaced.has(other));
-        if (stays) {
-          throw new EngramError(
-            "INVALID_ARGUMENT",
-            `Chunk id ${id} of ${file.path} is already used by a chunk of ${other}.`,
-            {
-              hint: "Chunk ids must be unique across the index; the same path, lines and text give the same id.",
-            },
-          );
-        }
-        incoming.set(id, file.path);
-      }
-    }
-  }
+/** A private copy of `record` (its vector too). */
+function copy(record: ChunkRecord): ChunkRecord {
+  return {
+    ...record,
+    headings: [...record.headings],
+    terms: [...record.terms],
+    embedding: record.embedding === null ? null : new Float32Array(record.embedding),
+  };
+}
+
+/** What a caller may have of a chunk: a copy without terms and vector. */
+function stored(chunk: ChunkRecord): StoredChunk {
+  const { terms: _terms, embedding: _embedding, ...rest } = chunk;
+  return { ...rest, headings: [...rest.headings] };
+}
+
+function inFileOrder(a: ChunkRecord, b: ChunkRecord): number {
+  return (
+    a.startLine - b.startLine || a.endLine - b.endLine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }

@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 
 /** The fix for a damaged snapshot: it is a cache of the Markdown files. */
 export function deleteSnapshotHint(path: string): string {

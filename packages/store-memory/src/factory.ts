@@ -1,15 +1,46 @@
 import { resolve } from "node:path";
-import { checkStoreOptions, type StoreFactory } from "@engram/core";
-import { InMemoryStore } from "./memory-store.js";
+import {
+  checkStoreOptions,
+  defineStore,
+  EngramError,
+  type MemoryStore,
+  type StoreFactory,
+} from "@engram/core/driver";
+import { MemoryDriver } from "./memory-driver.js";
 import type { MemoryStoreFactoryOptions, MemoryStoreOptions } from "./options.js";
+
+/** The in-memory store: the contract, its snapshot file, and saving it on demand. */
+export interface InMemoryStore extends MemoryStore {
+  /** The snapshot file (absolute), or undefined when the store never touches the disk. */
+  readonly snapshotPath: string | undefined;
+  /**
+   * Save the snapshot now (atomically: temp file, then rename), even when nothing changed.
+   * Throws `CONFIG_INVALID` without `snapshotPath`, `STORE_FAILED` when the file cannot be written.
+   */
+  snapshot(): Promise<void>;
+}
 
 /**
  * An in-memory store; with `snapshotPath` it is saved to and restored from that file. Call
  * `init()` before use (that is when a snapshot is loaded). Throws `CONFIG_INVALID` for options
  * that cannot work.
  */
-export function createMemoryStore(options: MemoryStoreOptions = {}): InMemoryStore {
-  return new InMemoryStore(options);
+export function createInMemoryStore(options: MemoryStoreOptions = {}): InMemoryStore {
+  const driver = new MemoryDriver(options);
+  return defineStore(driver, (guarded) => ({
+    snapshotPath: driver.snapshotPath,
+    snapshot: () =>
+      guarded("save a snapshot", async () => {
+        if (driver.snapshotPath === undefined) {
+          throw new EngramError(
+            "CONFIG_INVALID",
+            "This memory store has no snapshotPath to save to.",
+            { hint: "Create the store with a snapshotPath to save snapshots." },
+          );
+        }
+        return driver.snapshot();
+      }),
+  }));
 }
 
 /**
@@ -18,13 +49,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): InMemorySto
  *
  * @example
  * ```ts
- * const memory = await createMemory({ workspace: "./agent", store: memoryStore() });
+ * const memory = await createMemory({ workspace: "./agent", store: inMemoryStore() });
  * ```
  */
-export function memoryStore(options: MemoryStoreFactoryOptions = {}): StoreFactory {
+export function inMemoryStore(options: MemoryStoreFactoryOptions = {}): StoreFactory {
   checkStoreOptions("memory", options, ["snapshotPath", "snapshotIntervalMs", "onSnapshotError"]);
   return ({ workspace }) =>
-    createMemoryStore({
+    createInMemoryStore({
       ...options,
       snapshotPath:
         options.snapshotPath === undefined ? undefined : resolve(workspace, options.snapshotPath),

@@ -1,10 +1,10 @@
 /**
  * `@engram/store-memory`: an engram store held in memory — no native dependency, no files unless
- * asked. BM25 through wink-bm25-text-search over core's analysed terms, exact cosine vector
- * search, an LRU embedding cache, and optional JSON Lines snapshots.
+ * asked. A chunk table over engram's in-memory index (BM25 and exact cosine k-NN, from
+ * `@engram/core/driver`), a key-value map for core's embedding cache, and optional JSON Lines
+ * snapshots.
  */
-export { createMemoryStore, memoryStore } from "./factory.js";
-export { InMemoryStore } from "./memory-store.js";
+export { createInMemoryStore, type InMemoryStore, inMemoryStore } from "./factory.js";
 export {
   DEFAULT_SNAPSHOT_INTERVAL_MS,
   type MemoryStoreFactoryOptions,

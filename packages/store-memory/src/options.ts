@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {

@@ -1,23 +1,25 @@
-import { type ChunkRecord, type FileRecord, isTier, type StoredChunk } from "@engram/core";
-import { decodeVector, encodeVector } from "./vector-codec.js";
+import { type ChunkRecord, type FileRecord, isTier } from "@engram/core/driver";
+import { decodeBytes, decodeVector, encodeBytes, encodeVector } from "./vector-codec.js";
 
 /** The `format` every snapshot's first line names. */
 export const SNAPSHOT_FORMAT = "engram-store-memory-snapshot";
-/** The snapshot layout this version writes and reads. */
-export const SNAPSHOT_VERSION = 1;
+/** The snapshot layout this version writes (it reads version 1 too). */
+export const SNAPSHOT_VERSION = 2;
+
+/**
+ * Where version 1's embedding cache entries go in the key-value map: generation 0 of core's
+ * embedding cache, whose entries are the same little-endian float32 bytes.
+ */
+const V1_CACHE_PREFIX = "embedding/0/";
 
 /** What a snapshot holds: everything the store holds. */
 export interface StoreState {
   dims: number | null;
   meta: ReadonlyArray<readonly [key: string, value: string]>;
   files: readonly FileRecord[];
-  chunks: ReadonlyArray<{
-    chunk: StoredChunk;
-    terms: readonly string[];
-    vector: Float32Array | null;
-  }>;
-  /** Least recently used first. */
-  cache: ReadonlyArray<readonly [key: string, vector: Float32Array]>;
+  chunks: readonly ChunkRecord[];
+  /** The key-value map. */
+  keyValue: ReadonlyArray<readonly [key: string, value: Uint8Array]>;
 }
 
 /** What {@link SnapshotDecoder} gives back: chunks as records, ready to write. */
@@ -27,7 +29,7 @@ export interface DecodedState {
   files: FileRecord[];
   /** Chunks grouped under their file's path. */
   chunks: Map<string, ChunkRecord[]>;
-  cache: Array<[key: string, vector: Float32Array]>;
+  keyValue: Array<[key: string, value: Uint8Array]>;
 }
 
 /** A snapshot line that does not fit the format; the message says what and where. */
@@ -36,9 +38,11 @@ export class SnapshotFormatError extends Error {}
 /**
  * The snapshot as JSON Lines: a header `{format, version, dims, savedAt}`, then one record per
  * line — `{"meta": [key, value]}`, `{"file": {…}}`, `{"chunk": {…, terms, embedding}}` (embedding:
- * base64 of little-endian float32, or null), `{"cache": [key, base64]}` (least recently used
- * first) — and last `{"end": {meta, files, chunks, cache}}` with the counts, so a cut-off file is
- * detected. Lines are produced lazily: the whole snapshot never has to fit in one string.
+ * base64 of little-endian float32, or null), `{"kv": [key, base64]}` — and last
+ * `{"end": {meta, files, chunks, kv}}` with the counts, so a cut-off file is detected. Lines are
+ * produced lazily: the whole snapshot never has to fit in one string. (Version 1 had
+ * `{"cache": [key, base64 float32]}` records, read into the key-value map as core's embedding
+ * cache.)
  */
 export function* encodeSnapshot(state: StoreState, savedAt: Date): Generator<string> {
   yield JSON.stringify({
@@ -51,21 +55,21 @@ export function* encodeSnapshot(state: StoreState, savedAt: Date): Generator<str
   for (const { path, source, tier, hash, mtimeMs, size } of state.files) {
     yield JSON.stringify({ file: { path, source, tier, hash, mtimeMs, size } });
   }
-  for (const { chunk, terms, vector } of state.chunks) {
-    const { id, path, source, tier, startLine, endLine, headings, text, hash } = chunk;
-    const embedding = vector === null ? null : encodeVector(vector);
+  for (const chunk of state.chunks) {
+    const { id, path, source, tier, startLine, endLine, headings, text, hash, terms } = chunk;
+    const embedding = chunk.embedding === null ? null : encodeVector(chunk.embedding);
     yield JSON.stringify({
       chunk: { id, path, source, tier, startLine, endLine, headings, text, hash, terms, embedding },
     });
   }
-  for (const [key, vector] of state.cache)
-    yield JSON.stringify({ cache: [key, encodeVector(vector)] });
+  for (const [key, value] of state.keyValue)
+    yield JSON.stringify({ kv: [key, encodeBytes(value)] });
   yield JSON.stringify({
     end: {
       meta: state.meta.length,
       files: state.files.length,
       chunks: state.chunks.length,
-      cache: state.cache.length,
+      kv: state.keyValue.length,
     },
   });
 }
@@ -78,6 +82,7 @@ type Json = Record<string, unknown>;
  */
 export class SnapshotDecoder {
   #line = 0;
+  #version = SNAPSHOT_VERSION;
   #dims: number | null | undefined;
   #ended = false;
   readonly #meta: Array<[string, string]> = [];
@@ -85,7 +90,7 @@ export class SnapshotDecoder {
   readonly #chunks = new Map<string, ChunkRecord[]>();
   readonly #ids = new Set<string>();
   #chunkCount = 0;
-  readonly #cache: Array<[string, Float32Array]> = [];
+  readonly #keyValue: Array<[string, Uint8Array]> = [];
 
   /** Take the next line. */
   line(text: string): void {
@@ -105,12 +110,13 @@ export class SnapshotDecoder {
       return;
     }
     if (!isObject(value) || Object.keys(value).length !== 1) {
-      this.#fail("expected one of {meta}, {file}, {chunk}, {cache}, {end}");
+      this.#fail("expected one of {meta}, {file}, {chunk}, {kv}, {end}");
     }
     if ("meta" in value) this.#metaRecord(value.meta);
     else if ("file" in value) this.#fileRecord(value.file);
     else if ("chunk" in value) this.#chunkRecord(value.chunk);
-    else if ("cache" in value) this.#cacheRecord(value.cache);
+    else if ("kv" in value && this.#version >= 2) this.#keyValueRecord(value.kv);
+    else if ("cache" in value && this.#version === 1) this.#cacheRecord(value.cache);
     else if ("end" in value) this.#end(value.end);
     else this.#fail(`unknown record ${JSON.stringify(Object.keys(value)[0])}`);
   }
@@ -124,7 +130,7 @@ export class SnapshotDecoder {
       meta: this.#meta,
       files: [...this.#files.values()],
       chunks: this.#chunks,
-      cache: this.#cache,
+      keyValue: this.#keyValue,
     };
   }
 
@@ -132,11 +138,12 @@ export class SnapshotDecoder {
     if (!isObject(value) || value.format !== SNAPSHOT_FORMAT) {
       this.#fail(`the first line does not name the format ${SNAPSHOT_FORMAT}`);
     }
-    if (value.version !== SNAPSHOT_VERSION) {
+    if (value.version !== 1 && value.version !== SNAPSHOT_VERSION) {
       this.#fail(
-        `it has format version ${JSON.stringify(value.version)}; this @engram/store-memory reads version ${SNAPSHOT_VERSION}`,
+        `it has format version ${JSON.stringify(value.version)}; this @engram/store-memory reads versions 1 to ${SNAPSHOT_VERSION}`,
       );
     }
+    this.#version = value.version;
     const dims = value.dims;
     if (dims !== null && !(Number.isInteger(dims) && (dims as number) > 0)) {
       this.#fail("dims must be a positive integer or null");
@@ -187,11 +194,21 @@ export class SnapshotDecoder {
     this.#chunkCount++;
   }
 
+  #keyValueRecord(value: unknown): void {
+    const [key, text] = this.#pair(value, "kv");
+    const bytes = decodeBytes(text);
+    if (bytes === undefined) this.#fail(`the value of ${key} is not base64`);
+    this.#keyValue.push([key, bytes]);
+  }
+
+  /** Version 1's embedding cache entry: a vector, kept as core's cache keeps it. */
   #cacheRecord(value: unknown): void {
     const [key, text] = this.#pair(value, "cache");
-    const vector = decodeVector(text);
-    if (vector === undefined) this.#fail(`the cached vector of ${key} is not base64 float32`);
-    this.#cache.push([key, vector]);
+    const bytes = decodeBytes(text);
+    if (bytes === undefined || bytes.length % 4 !== 0) {
+      this.#fail(`the cached vector of ${key} is not base64 float32`);
+    }
+    this.#keyValue.push([`${V1_CACHE_PREFIX}${key}`, bytes]);
   }
 
   #end(value: unknown): void {
@@ -200,7 +217,7 @@ export class SnapshotDecoder {
       meta: this.#meta.length,
       files: this.#files.size,
       chunks: this.#chunkCount,
-      cache: this.#cache.length,
+      [this.#version === 1 ? "cache" : "kv"]: this.#keyValue.length,
     };
     for (const [name, count] of Object.entries(expected)) {
       if (counts[name] !== count) {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createMemory, type Memory } from "@engram/core";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryStore } from "../src/index.js";
+import { inMemoryStore } from "../src/index.js";
 import { useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -27,7 +27,7 @@ async function workspace(): Promise<string> {
   return root;
 }
 
-async function open(root: string, store = memoryStore()): Promise<Memory> {
+async function open(root: string, store = inMemoryStore()): Promise<Memory> {
   const memory = await createMemory({
     workspace: root,
     store,
@@ -37,7 +37,7 @@ async function open(root: string, store = memoryStore()): Promise<Memory> {
   return memory;
 }
 
-describe("memoryStore with createMemory", () => {
+describe("inMemoryStore with createMemory", () => {
   it("indexes a workspace and answers keyword, vector and hybrid searches, Chinese included", async () => {
     const root = await workspace();
     const memory = await open(root);
@@ -65,7 +65,7 @@ describe("memoryStore with createMemory", () => {
 
   it("with snapshotPath (relative to the workspace) picks up where it left off", async () => {
     const root = await workspace();
-    const factory = memoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl" });
+    const factory = inMemoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl" });
     const first = await open(root, factory);
     await first.sync();
     const before = (await first.status()).store;

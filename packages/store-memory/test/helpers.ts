@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { createMemoryStore, type InMemoryStore, type MemoryStoreOptions } from "../src/index.js";
+import { createInMemoryStore, type InMemoryStore, type MemoryStoreOptions } from "../src/index.js";
 
 /** Temp dirs and stores made by a test file, closed and removed after each test. */
 export function useTempStores() {
@@ -22,7 +22,7 @@ export function useTempStores() {
     },
     /** A store (closed after the test), not yet initialised. */
     create(options: MemoryStoreOptions = {}): InMemoryStore {
-      const store = createMemoryStore(options);
+      const store = createInMemoryStore(options);
       stores.push(store);
       return store;
     },

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { describeStoreParity } from "@engram/core/testing";
 import { createSqliteStore } from "@engram/store-sqlite";
-import { createMemoryStore } from "../src/index.js";
+import { createInMemoryStore } from "../src/index.js";
 
 /**
  * The in-memory store must answer like SQLite on the same chunks, within the kit's default
@@ -12,5 +12,5 @@ import { createMemoryStore } from "../src/index.js";
  */
 describeStoreParity("memory vs sqlite", {
   reference: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
-  candidate: async () => createMemoryStore(),
+  candidate: async () => createInMemoryStore(),
 });

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EngramError } from "@engram/core";
+import { EmbeddingCache, type KeyValueStore } from "@engram/core/driver";
 import { describe, expect, it, vi } from "vitest";
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from "../src/index.js";
 import { locations, rejection, upsert, useTempStores } from "./helpers.js";
@@ -21,12 +22,11 @@ async function savedStore(path: string) {
   const b = upsert("sessions/s.jsonl", [[1, ["chat"]]], { source: "sessions", tier: "short" });
   (a.chunks[0] as { headings: string[] }).headings = ["记忆", "Prefs"];
   await store.write({ upserts: [a, b] });
-  await store.cache.set([
-    ["k1", Float32Array.from([1, 2])],
-    ["k2", Float32Array.from([0.3])],
-    ["k3", Float32Array.from([-0, 5e-45])],
+  await store.keyValue?.set([
+    ["k1", Uint8Array.from([1, 2])],
+    ["k2", Uint8Array.from([])],
+    ["k3", Uint8Array.from([0, 255, 128])],
   ]);
-  await store.cache.get(["k1"]); // recency now k2, k3, k1
   await store.close();
   return { a, b };
 }
@@ -47,7 +47,7 @@ const exists = (path: string) =>
   );
 
 describe("snapshots", () => {
-  it("restore files, chunks, meta, dims, exact vectors and the cache's LRU order", async () => {
+  it("restore files, chunks, meta, dims, exact vectors and the key-value map", async () => {
     const path = join(await temp.dir(), "snapshot.jsonl");
     const { a, b } = await savedStore(path);
 
@@ -63,12 +63,31 @@ describe("snapshots", () => {
     const [hit] = await store.searchVector(Float32Array.from([0.1, -2.5e-38, 3.4e38]), 1);
     expect(hit?.chunk.startLine).toBe(1);
     expect(await store.stats()).toMatchObject({ files: 2, chunks: 3, vectors: 2 });
-    const cached = await store.cache.get(["k3"]);
-    expect(Object.is(cached.get("k3")?.[0], -0)).toBe(true);
-    expect(cached.get("k3")?.[1]).toBe(Math.fround(5e-45));
-    // Recency was k2, k3, k1; the get above made it k2, k1, k3: pruning to 2 drops k2.
-    expect(await store.cache.prune(2)).toBe(1);
-    expect([...(await store.cache.get(["k1", "k2", "k3"])).keys()].sort()).toEqual(["k1", "k3"]);
+    const values = await store.keyValue?.get(["k1", "k2", "k3"]);
+    expect(Object.fromEntries([...(values ?? [])].map(([k, v]) => [k, Array.from(v)]))).toEqual({
+      k1: [1, 2],
+      k2: [],
+      k3: [0, 255, 128],
+    });
+  });
+
+  it("read version 1 snapshots, whose embedding cache becomes core's", async () => {
+    const path = join(await temp.dir(), "snapshot.jsonl");
+    const vector = Buffer.from(Float32Array.from([0.5, -1]).buffer).toString("base64");
+    await writeFile(
+      path,
+      [
+        JSON.stringify({ format: SNAPSHOT_FORMAT, version: 1, dims: null, savedAt: "x" }),
+        JSON.stringify({ cache: ["openai:m:2:h", vector] }),
+        JSON.stringify({ end: { meta: 0, files: 0, chunks: 0, cache: 1 } }),
+        "",
+      ].join("\n"),
+    );
+    const store = await temp.open({ snapshotPath: path });
+    const cache = new EmbeddingCache(store.keyValue as KeyValueStore);
+    expect(Array.from((await cache.get(["openai:m:2:h"])).get("openai:m:2:h") ?? [])).toEqual([
+      0.5, -1,
+    ]);
   });
 
   it("are JSON Lines: a header, one record per line, an end record with the counts", async () => {
@@ -79,7 +98,7 @@ describe("snapshots", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(lines[0]).toMatchObject({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, dims: 3 });
-    expect(lines.at(-1)).toEqual({ end: { meta: 1, files: 2, chunks: 3, cache: 3 } });
+    expect(lines.at(-1)).toEqual({ end: { meta: 1, files: 2, chunks: 3, kv: 3 } });
     const chunk = lines.find((line) => line.chunk?.startLine === 7)?.chunk;
     expect(chunk).toMatchObject({ path: "MEMORY.md", terms: ["deploy"] });
     expect(Buffer.from(chunk.embedding, "base64")).toEqual(
@@ -193,7 +212,7 @@ describe("a damaged snapshot", () => {
         embedding,
       },
     });
-  const end = (chunks: number) => JSON.stringify({ end: { meta: 0, files: 1, chunks, cache: 0 } });
+  const end = (chunks: number) => JSON.stringify({ end: { meta: 0, files: 1, chunks, kv: 0 } });
   const vector = Buffer.from(Float32Array.from([1, 2]).buffer).toString("base64");
 
   const cases: Array<[name: string, content: string, problem: RegExp]> = [

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createMemoryStore } from "../src/index.js";
+import { createInMemoryStore } from "../src/index.js";
 import { locations, rejection, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -11,7 +11,9 @@ describe("lifecycle", () => {
     const early = await rejection(store.getMeta("k"));
     expect(early.code).toBe("STORE_FAILED");
     expect(early.hint).toMatch(/init\(\)/);
-    expect((await rejection(store.cache.size())).code).toBe("STORE_FAILED");
+    expect((await rejection(store.keyValue?.count("") as Promise<number>)).code).toBe(
+      "STORE_FAILED",
+    );
 
     await Promise.all([store.init(), store.init()]);
     await store.write({ upserts: [upsert("a.md", [[1, ["alpha"]]])] });
@@ -20,7 +22,7 @@ describe("lifecycle", () => {
       store.getFile("a.md"),
       store.searchText(["alpha"], 5),
       store.write({}),
-      store.cache.get(["k"]),
+      store.keyValue?.get(["k"]) as Promise<unknown>,
       store.init(),
     ]) {
       expect((await rejection(action)).code).toBe("CLOSED");
@@ -33,7 +35,7 @@ describe("lifecycle", () => {
     expect(plain.capabilities).toEqual({
       vector: true,
       fulltext: true,
-      embeddingCache: true,
+      keyValue: true,
       persistent: false,
       atomicWrites: true,
     });
@@ -54,7 +56,7 @@ describe("lifecycle", () => {
     ]) {
       let code: unknown;
       try {
-        createMemoryStore(options);
+        createInMemoryStore(options);
       } catch (error) {
         code = (error as { code: string }).code;
       }

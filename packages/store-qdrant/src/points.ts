@@ -130,24 +130,44 @@ export function metaValueOf(payload: Payload): string {
 }
 
 /**
- * An embedding cache entry as a point of the records collection. The vector is payload (a plain
- * array of numbers), not a Qdrant vector: cached vectors of any model and size share the collection
- * and are never searched. Float32 values survive JSON exactly (every float32 is a double).
+ * A key-value entry as a point of the records collection: the key, the value as base64, and the
+ * key's prefixes that end with "/" (`embedding/`, `embedding/3/`), indexed so that core's usual
+ * prefixes are counted and deleted by a filter.
  */
-export function cachePoint(key: string, vector: Float32Array, lastUsed: number): Point {
+export function keyValuePoint(key: string, value: Uint8Array): Point {
   return {
-    id: recordPointId("cache", key),
+    id: recordPointId("kv", key),
     vector: {},
     payload: {
-      [RECORD_FIELDS.kind]: "cache",
+      [RECORD_FIELDS.kind]: "kv",
       [RECORD_FIELDS.key]: key,
-      [RECORD_FIELDS.vector]: Array.from(vector),
-      [RECORD_FIELDS.lastUsed]: lastUsed,
+      [RECORD_FIELDS.bytes]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString(
+        "base64",
+      ),
+      [RECORD_FIELDS.keyFolders]: keyFolders(key),
     },
   };
 }
 
-/** A cache point's key and vector. */
+/** The prefixes of `key` that end with "/", shortest first. */
+export function keyFolders(key: string): string[] {
+  const folders: string[] = [];
+  for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) {
+    folders.push(key.slice(0, at + 1));
+  }
+  return folders;
+}
+
+/** A key-value point's key and value. */
+export function keyValueEntryOf(payload: Payload): { key: string; value: Uint8Array } {
+  const p = payloadOf(payload, "key-value");
+  return {
+    key: text(p, RECORD_FIELDS.key),
+    value: new Uint8Array(Buffer.from(text(p, RECORD_FIELDS.bytes), "base64")),
+  };
+}
+
+/** A layout-1 embedding cache point's key and vector (read once, to move it). */
 export function cacheEntryOf(payload: Payload): { key: string; vector: Float32Array } {
   const p = payloadOf(payload, "cache");
   const vector = p[RECORD_FIELDS.vector];

@@ -19,7 +19,6 @@ import {
 } from "@engram/core";
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { type Caller, createCollection, dropCollection, ensureCollection } from "./collections.js";
-import { QdrantEmbeddingCache } from "./embedding-cache.js";
 import { call } from "./errors.js";
 import {
   chunksOfPaths,
@@ -30,6 +29,7 @@ import {
   staleChunks,
 } from "./filter.js";
 import { recordPointId } from "./ids.js";
+import { QdrantKeyValue } from "./key-value.js";
 import { checkLayout, layoutValue } from "./layout.js";
 import { recordsCollectionName } from "./naming.js";
 import type { QdrantStoreOptions } from "./options.js";
@@ -68,7 +68,7 @@ const SCROLL_PAGE = 1000;
  * An engram store on a Qdrant server. Two collections per workspace: `<collection>` holds one point
  * per chunk — a named dense vector `dense` (cosine) and a sparse vector `bm25` (IDF applied by
  * Qdrant), payload-indexed on path, path prefixes, tier and source — and `<collection>_records`
- * holds file records, meta values and the embedding cache as vector-less points with a `kind`.
+ * holds file records, meta values and the key-value map as vector-less points with a `kind`.
  *
  * Qdrant has no transactions across requests, so `capabilities.atomicWrites` is false: a write
  * sends chunks first (new points, then the stale ones' deletion) and file records last, so a crash
@@ -80,11 +80,11 @@ export class QdrantStore implements MemoryStore {
   readonly capabilities: StoreCapabilities = {
     vector: true,
     fulltext: true,
-    embeddingCache: true,
+    keyValue: true,
     persistent: true,
     atomicWrites: false,
   };
-  readonly cache: QdrantEmbeddingCache;
+  readonly keyValue: QdrantKeyValue;
   /** Name of the chunk collection. */
   readonly collection: string;
   /** Name of the collection of file records, meta and cache. */
@@ -119,7 +119,7 @@ export class QdrantStore implements MemoryStore {
       // No request before init(); the first one reports an unreachable server with a fix.
       checkCompatibility: false,
     });
-    this.cache = new QdrantEmbeddingCache({
+    this.keyValue = new QdrantKeyValue({
       collection: this.recordsCollection,
       batchSize: this.#options.batchSize,
       call: this.#caller,
@@ -302,7 +302,7 @@ export class QdrantStore implements MemoryStore {
     this.#ready = false;
   }
 
-  /** Connect, create missing collections and indexes, check the layout, load the cache counter. */
+  /** Connect, create missing collections and indexes, check the layout, move a layout-1 embedding cache. */
   async #open(): Promise<void> {
     const { url } = this.#options;
     await ensureCollection(
@@ -335,7 +335,7 @@ export class QdrantStore implements MemoryStore {
     if (check.kind === "error") throw check.error;
     if (check.kind === "write")
       await this.setMeta(LAYOUT_META_KEY, layoutValue(this.#options.bm25));
-    await this.cache.load();
+    await this.keyValue.moveEmbeddingCache();
     this.#ready = true;
   }
 

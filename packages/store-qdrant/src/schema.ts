@@ -33,8 +33,11 @@ export const CHUNK_READ_FIELDS: string[] = [
   CHUNK_FIELDS.hash,
 ];
 
-/** What a point of the records collection holds. */
-export const RECORD_KINDS = ["file", "meta", "cache"] as const;
+/**
+ * What a point of the records collection holds: a file record, a meta value, a key-value entry, or
+ * (layout 1) an embedding cache entry, moved into key-value entries when the store opens.
+ */
+export const RECORD_KINDS = ["file", "meta", "kv", "cache"] as const;
 /** One of {@link RECORD_KINDS}. */
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
@@ -51,9 +54,11 @@ export const RECORD_FIELDS = {
   // meta
   key: "key",
   value: "value",
-  // cache (also `key`)
+  // kv (also `key`): the value as base64, and the key's prefixes that end with "/"
+  bytes: "bytes",
+  keyFolders: "key_folders",
+  // cache, layout 1 (also `key`): the vector as an array of numbers
   vector: "vector",
-  lastUsed: "last_used",
 } as const;
 
 /** Meta key of the store's layout: its version and the BM25 parameters its vectors were built with. */
@@ -86,14 +91,11 @@ export const CHUNK_INDEXES: readonly PayloadIndex[] = [
 /** The body that creates the records collection: named vectors, none of them (payload only). */
 export const RECORDS_COLLECTION_CONFIG: Schemas["CreateCollection"] = { vectors: {} };
 
-/** Indexes of the records collection (`last_used` ranged, for ordering the cache by recency). */
+/** Indexes of the records collection (`key_folders`: counting and deleting keys by prefix). */
 export const RECORD_INDEXES: readonly PayloadIndex[] = [
   { field_name: RECORD_FIELDS.kind, field_schema: "keyword" },
   { field_name: RECORD_FIELDS.source, field_schema: "keyword" },
-  {
-    field_name: RECORD_FIELDS.lastUsed,
-    field_schema: { type: "integer", lookup: false, range: true },
-  },
+  { field_name: RECORD_FIELDS.keyFolders, field_schema: "keyword" },
 ];
 
 /** The body that creates the chunk collection for `dims`-dimensional vectors (null: none). */

@@ -6,6 +6,7 @@ import {
   searchFilter,
   staleChunks,
 } from "../src/filter.js";
+import { keysUnder } from "../src/key-value.js";
 import { pathPrefixKeys, prefixKey } from "../src/path-prefix.js";
 
 /** Whether a chunk at `path` passes a `pathPrefix` filter, as Qdrant decides it (one key match). */
@@ -135,5 +136,15 @@ describe("other filters", () => {
     });
     expect(recordsOfKind("cache")).toEqual({ must: [{ key: "kind", match: { value: "cache" } }] });
     expect(EMBEDDED_CHUNKS).toEqual({ must: [{ key: "embedded", match: { value: true } }] });
+  });
+
+  it("select key-value entries under a folder prefix by the indexed key folders", () => {
+    expect(keysUnder("")).toEqual({ must: [{ key: "kind", match: { value: "kv" } }] });
+    expect(keysUnder("embedding/3/")).toEqual({
+      must: [
+        { key: "kind", match: { value: "kv" } },
+        { key: "key_folders", match: { value: "embedding/3/" } },
+      ],
+    });
   });
 });

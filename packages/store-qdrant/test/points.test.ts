@@ -7,9 +7,11 @@ import { prefixKey } from "../src/path-prefix.js";
 import {
   ChunkPoints,
   cacheEntryOf,
-  cachePoint,
   filePoint,
   fileRecordOf,
+  keyFolders,
+  keyValueEntryOf,
+  keyValuePoint,
   metaPoint,
   metaValueOf,
   storedChunkOf,
@@ -98,17 +100,31 @@ describe("record points", () => {
     expect(metaValueOf(wire(metaPoint("empty", "")).payload)).toBe("");
   });
 
-  it("round-trip cached float32 vectors exactly through JSON", () => {
-    const vector = Float32Array.from([0.1, -0.2, 0.3, 1e-7, 3.4e38, 0]);
-    const point = wire(cachePoint("openai:small:3:abc", vector, 7));
-    expect(point.payload?.last_used).toBe(7);
-    const entry = cacheEntryOf(point.payload);
-    expect(entry.key).toBe("openai:small:3:abc");
-    expect(entry.vector).toBeInstanceOf(Float32Array);
-    expect(Array.from(entry.vector)).toEqual(Array.from(vector));
-    // JSON has no negative zero; -0 comes back as 0, which no cosine can tell apart.
+  it("round-trip key-value bytes exactly through JSON, with the key's folders indexed", () => {
+    const value = Uint8Array.from([0, 255, 1, 128, 10]);
+    const point = wire(keyValuePoint("embedding/3/openai:small:3:中文", value));
+    expect(point.id).toBe(recordPointId("kv", "embedding/3/openai:small:3:中文"));
+    expect(point.payload?.key_folders).toEqual(["embedding/", "embedding/3/"]);
+    const entry = keyValueEntryOf(point.payload);
+    expect(entry.key).toBe("embedding/3/openai:small:3:中文");
+    expect(entry.value).toBeInstanceOf(Uint8Array);
+    expect(Array.from(entry.value)).toEqual([0, 255, 1, 128, 10]);
     expect(
-      Array.from(cacheEntryOf(wire(cachePoint("z", Float32Array.from([-0]), 1)).payload).vector),
-    ).toEqual([0]);
+      Array.from(keyValueEntryOf(wire(keyValuePoint("e", new Uint8Array())).payload).value),
+    ).toEqual([]);
+    expect(keyFolders("no-slash")).toEqual([]);
+  });
+
+  it("read layout 1's cached vectors, to move them", () => {
+    const payload = {
+      kind: "cache",
+      key: "openai:small:3:abc",
+      vector: [0.5, -1, 3],
+      last_used: 7,
+    };
+    const entry = cacheEntryOf(wire({ id: 1, vector: {}, payload }).payload);
+    expect(entry.key).toBe("openai:small:3:abc");
+    expect(Array.from(entry.vector)).toEqual([0.5, -1, 3]);
+    expect(() => cacheEntryOf({ kind: "cache", key: "k", vector: "x" })).toThrow(/vector/);
   });
 });

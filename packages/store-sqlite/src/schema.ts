@@ -2,6 +2,7 @@ import { EngramError } from "@engram/core";
 import type { Database } from "better-sqlite3";
 import { rebuildHint } from "./errors.js";
 import { rebuildFullText } from "./fulltext-upgrade.js";
+import { KEY_VALUE_TABLE } from "./key-value.js";
 
 /**
  * One step of the schema history: migration `i` moves a database from `user_version` i to i + 1.
@@ -123,6 +124,18 @@ export const MIGRATIONS: readonly Migration[] = [
   // 5 → 6: single Han and kana characters in a column of their own, which `bm25()` weighs so that
   // they count by presence (core's CHARACTER_TERM_WEIGHT); rebuilt from `chunk_terms`.
   (db) => rebuildFullText(db),
+  // 6 → 7: a plain key → bytes table in place of the embedding cache's own; core keeps its cache
+  // there and decides what stays. Cached vectors move to where core's cache finds them
+  // (`embedding/<generation>/<key>`, generation 0: see core's `EmbeddingCache`), so no text is
+  // embedded again after the upgrade.
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS ${KEY_VALUE_TABLE} (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+      INSERT OR REPLACE INTO ${KEY_VALUE_TABLE} (key, value)
+        SELECT 'embedding/0/' || key, embedding FROM embedding_cache;
+      DROP TABLE embedding_cache;
+    `);
+  },
 ];
 
 /** True when the database has a table (or virtual table) named `name`. */

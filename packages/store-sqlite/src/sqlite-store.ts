@@ -4,9 +4,9 @@ import {
   assertChunksFit,
   assertQueryDims,
   type ChunkRecord,
-  type EmbeddingCacheStore,
   EngramError,
   type FileRecord,
+  type KeyValueStore,
   type MemoryStore,
   RECOVERY_META_KEY,
   resultLimit,
@@ -30,10 +30,10 @@ import {
   moveAside,
   quickCheck,
 } from "./damage.js";
-import { SqliteEmbeddingCache } from "./embedding-cache.js";
 import { toEngramError } from "./errors.js";
 import { BACKGROUND_LOAD_ROWS } from "./followed-copy.js";
 import { FullTextIndex } from "./fulltext.js";
+import { SqliteKeyValue } from "./key-value.js";
 import { OpenMarks } from "./open-marks.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
@@ -84,7 +84,7 @@ interface Open {
 export class SqliteStore implements MemoryStore {
   readonly kind = "sqlite";
   readonly capabilities: StoreCapabilities;
-  readonly cache: EmbeddingCacheStore;
+  readonly keyValue: KeyValueStore;
 
   private readonly path: string;
   private readonly vectorsEnabled: boolean;
@@ -151,11 +151,11 @@ export class SqliteStore implements MemoryStore {
     this.capabilities = {
       vector: this.vectorsEnabled,
       fulltext: true,
-      embeddingCache: true,
+      keyValue: true,
       persistent: !isInMemory(this.path),
       atomicWrites: true,
     };
-    this.cache = new SqliteEmbeddingCache((action, fn) => this.use(action, (open) => fn(open.sql)));
+    this.keyValue = new SqliteKeyValue((action, fn) => this.use(action, (open) => fn(open.sql)));
     this.marks = new OpenMarks(this.path);
   }
 

@@ -31,7 +31,7 @@ describe("sqliteStore (the factory core uses)", () => {
     expect(store.capabilities).toEqual({
       vector: true,
       fulltext: true,
-      embeddingCache: true,
+      keyValue: true,
       persistent: true,
       atomicWrites: true,
     });

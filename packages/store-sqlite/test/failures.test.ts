@@ -75,11 +75,10 @@ describe("misuse", () => {
       store.searchText(["a"], 1),
       store.searchVector(Float32Array.from([1]), 1),
       store.stats(),
-      store.cache?.get(["k"]) ?? Promise.resolve(),
-      store.cache?.set([]) ?? Promise.resolve(),
-      store.cache?.size() ?? Promise.resolve(),
-      store.cache?.prune(1) ?? Promise.resolve(),
-      store.cache?.clear() ?? Promise.resolve(),
+      store.keyValue?.get(["k"]) ?? Promise.resolve(),
+      store.keyValue?.set([["k", Uint8Array.from([1])]]) ?? Promise.resolve(),
+      store.keyValue?.count("") ?? Promise.resolve(),
+      store.keyValue?.deletePrefix("") ?? Promise.resolve(),
     ];
     for (const call of calls) expect((await failure(call)).code).toBe("CLOSED");
     await expect(store.close()).resolves.toBeUndefined();
@@ -117,13 +116,6 @@ describe("misuse", () => {
     expect(error.code).toBe("INVALID_ARGUMENT");
     expect(await store.listFiles()).toEqual([]);
   });
-
-  it("prune refuses a negative size", async () => {
-    const store = await temp.open({ path: ":memory:" });
-    expect((await failure(store.cache?.prune(-1) ?? Promise.resolve())).code).toBe(
-      "INVALID_ARGUMENT",
-    );
-  });
 });
 
 describe("vectors: false", () => {
@@ -132,7 +124,7 @@ describe("vectors: false", () => {
     expect(store.capabilities).toMatchObject({
       vector: false,
       fulltext: true,
-      embeddingCache: true,
+      keyValue: true,
     });
     expect((await failure(store.reset({ dims: 4 }))).code).toBe("INVALID_ARGUMENT");
     await store.reset({ dims: null });

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { isEngramError } from "@engram/core";
+import { EmbeddingCache, isEngramError } from "@engram/core";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
@@ -202,9 +202,9 @@ describe("schema migrations (PRAGMA user_version)", () => {
     ]);
     // Later searches too, from memory: version 5 gave the chunk its term counts from FTS5.
     expect(await store.searchText(["偏好"], 5)).toEqual(hits);
-    // What version 2 added works.
-    await store.cache?.set([["k", Float32Array.from([1, 2])]]);
-    expect(await store.cache?.size()).toBe(1);
+    // What version 7 added works (the key-value table that replaced version 2's cache).
+    await store.keyValue?.set([["k", Uint8Array.from([1, 2])]]);
+    expect(await store.keyValue?.count("")).toBe(1);
     // What version 4 added: new chunks get their term counts, and then all are searched alike.
     await store.write({ upserts: [upsert("new.md", [[1, ["偏好", "新"]]])] });
     // (Equal scores: path order.)
@@ -284,6 +284,31 @@ describe("schema migrations (PRAGMA user_version)", () => {
     await store.write({ deletes: ["notes/00.md", "notes/01.md"] });
     const removed = (V4_CHUNKS[0]?.length ?? 0) + (V4_CHUNKS[1]?.length ?? 0);
     expect(fullTextState(path).totals).toEqual({ rows: 3, tokens: tokens - removed });
+  });
+
+  it("upgrading a version-6 index moves its cached embeddings where core's cache finds them", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    const db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    sqliteVec.load(db);
+    migrate(db, path, 6);
+    const vector = Float32Array.from([0.5, -1, 2]);
+    db.prepare(
+      "INSERT INTO embedding_cache (key, embedding, dims, last_used) VALUES (?, ?, 3, 1)",
+    ).run("openai:small:3:中文", Buffer.from(vector.buffer));
+    db.close();
+
+    const store = await temp.open({ path });
+    const cache = new EmbeddingCache(store.keyValue as NonNullable<typeof store.keyValue>);
+    const found = await cache.get(["openai:small:3:中文", "missing"]);
+    expect([...found.keys()]).toEqual(["openai:small:3:中文"]);
+    expect(Array.from(found.get("openai:small:3:中文") ?? [])).toEqual([0.5, -1, 2]);
+    await store.close();
+    const after = new Database(path, { readonly: true });
+    expect(
+      after.prepare("SELECT name FROM sqlite_master WHERE name = 'embedding_cache'").get(),
+    ).toBeUndefined();
+    after.close();
   });
 
   it("opening an up-to-date database again runs no migration", async () => {

@@ -1,4 +1,4 @@
-import type { ChunkRecord } from "../store/records.js";
+import type { ChunkRecord } from "../driver/records.js";
 import { termFrequencyWeight } from "../text/character-terms.js";
 
 /** BM25 parameters (the ones core's stores share: k1 1.2, b 0.75, IDF `ln(1 + (N − n + 0.5)/(n + 0.5))`). */

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
+import type { ChunkRecord } from "../driver/records.js";
 import { normalizeForDedupe } from "../lifecycle/dedupe.js";
 import { hostAnalyzer, hostTierOf, type LifecycleHost } from "../lifecycle/host.js";
 import { readQueryTexts, readRecall } from "../lifecycle/recall.js";
-import type { ChunkRecord } from "../store/records.js";
 import { chunkRecords } from "../sync/chunk-records.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { type LineRef, overlaps } from "./citations.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { EngramError } from "../errors.js";
-import type { EmbeddingCacheStore } from "../store/store.js";
 import { estimateTokens } from "../text/tokens.js";
+import type { EmbeddingCache } from "./cache.js";
 import type { Embedder } from "./embedder.js";
 import { describeEmbedding, type EmbeddingIdentity, embeddingIdentity } from "./identity.js";
 import { checkVectors } from "./vectors.js";
@@ -55,7 +55,7 @@ export async function embedTexts(
   inputs: readonly EmbedInput[],
   embedder: Embedder,
   options: {
-    cache?: EmbeddingCacheStore | undefined;
+    cache?: EmbeddingCache | undefined;
     signal?: AbortSignal | undefined;
     budget?: TokenBudget | undefined;
     /** Counters to add to (default: fresh ones, returned). */

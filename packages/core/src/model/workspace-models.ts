@@ -1,6 +1,6 @@
 import type { EngramConfig } from "../config/schema.js";
+import type { MemoryStore } from "../driver/contract.js";
 import type { CircuitState } from "../embedding/circuit-breaker.js";
-import type { MemoryStore } from "../store/store.js";
 import { LanguageModelChain } from "./chain.js";
 import type { LanguageModel, TokenUsage } from "./language-model.js";
 import { type LanguageModelRegistry, selectLanguageModels } from "./provider.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { StoredChunk } from "../store/records.js";
+import type { StoredChunk } from "../driver/records.js";
 import { isSensitiveFile, redactPrivate } from "../workspace/privacy.js";
 import { readUtf8 } from "../workspace/read.js";
 import { GROUP_ONLY_SUFFIX, MAIN_ONLY_SUFFIX } from "./scope-sources.js";

@@ -1,4 +1,4 @@
-import type { Source } from "../store/records.js";
+import type { Source } from "../driver/records.js";
 
 /**
  * Who a search or a context is for. `main`: the user's own session, everything. `group`: a shared

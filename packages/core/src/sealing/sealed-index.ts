@@ -1,6 +1,6 @@
+import { compileFilter } from "../driver/filter.js";
+import type { ChunkRecord, SearchFilter, StoreHit } from "../driver/records.js";
 import { mainOnlySource } from "../privacy/scope-sources.js";
-import { compileFilter } from "../store/filter-predicate.js";
-import type { ChunkRecord, SearchFilter, StoreHit } from "../store/records.js";
 import { termFrequencyWeight } from "../text/character-terms.js";
 
 const K1 = 1.2;

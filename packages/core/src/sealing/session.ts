@@ -1,9 +1,9 @@
 import type { EngramConfig } from "../config/schema.js";
+import type { MemoryStore } from "../driver/contract.js";
+import type { FileRecord, StoreHit } from "../driver/records.js";
 import { isEngramError } from "../errors.js";
 import type { MemoryScope } from "../privacy/scope-sources.js";
 import type { SearchResponse } from "../search/types.js";
-import type { FileRecord, StoreHit } from "../store/records.js";
-import type { MemoryStore } from "../store/store.js";
 import { chunkRecords } from "../sync/chunk-records.js";
 import { LAST_SYNC_META_KEY } from "../sync/report.js";
 import type { Analyzer } from "../text/analyzer.js";

@@ -1,4 +1,4 @@
-import type { StoreHit } from "../store/records.js";
+import type { StoreHit } from "../driver/records.js";
 import type { Candidate } from "./types.js";
 
 /** Weights after normalising to sum 1. */

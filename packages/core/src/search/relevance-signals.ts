@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { EngramConfig } from "../config/schema.js";
+import type { StoredChunk } from "../driver/records.js";
 import { IMPORTANT_RE } from "../lifecycle/candidates.js";
 import { readRecall } from "../lifecycle/recall.js";
-import type { StoredChunk } from "../store/records.js";
 import type { Clock } from "../workspace/clock.js";
 import type { RelevanceSignals, RelevanceWeights } from "./relevance.js";
 

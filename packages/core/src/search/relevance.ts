@@ -1,4 +1,4 @@
-import type { StoredChunk } from "../store/records.js";
+import type { StoredChunk } from "../driver/records.js";
 import type { Candidate } from "./types.js";
 
 /** What the seed's relevance formula reads about a stretch of memory. */

@@ -1,10 +1,10 @@
 import type { EngramConfig } from "../config/schema.js";
+import type { MemoryStore } from "../driver/contract.js";
 import { EngramError } from "../errors.js";
 import type { LanguageModel } from "../model/language-model.js";
 import { languageModelReranker } from "../model/language-model-reranker.js";
 import type { Reranker } from "../model/reranker.js";
 import { type RerankerRegistry, selectReranker } from "../model/reranker-provider.js";
-import type { MemoryStore } from "../store/store.js";
 import type { RerankOutcome } from "./rerank.js";
 import {
   countRerank,

@@ -1,5 +1,5 @@
+import type { StoredChunk } from "../driver/records.js";
 import type { Reranker } from "../model/reranker.js";
-import type { StoredChunk } from "../store/records.js";
 import type { Candidate } from "./types.js";
 
 /** How search runs a reranker (the config's `search.rerank` numbers). */

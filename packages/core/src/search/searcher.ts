@@ -1,5 +1,7 @@
 import type { EngramConfig } from "../config/schema.js";
 import { DEFAULT_MIN_SCORE } from "../config/schema.js";
+import type { MemoryStore } from "../driver/contract.js";
+import type { SearchFilter, StoredChunk, StoreHit } from "../driver/records.js";
 import type { Embedder } from "../embedding/embedder.js";
 import {
   describeEmbedding,
@@ -11,8 +13,6 @@ import {
 import { EngramError } from "../errors.js";
 import type { Reranker } from "../model/reranker.js";
 import { publicSource, scopeSources } from "../privacy/scope-sources.js";
-import type { SearchFilter, StoredChunk, StoreHit } from "../store/records.js";
-import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
 import {

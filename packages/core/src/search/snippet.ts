@@ -1,4 +1,4 @@
-import type { StoredChunk } from "../store/records.js";
+import type { StoredChunk } from "../driver/records.js";
 
 /** The part of a chunk a result shows, with the exact lines it covers. */
 export interface Snippet {

@@ -1,5 +1,5 @@
+import type { Source, StoredChunk } from "../driver/records.js";
 import type { SealedSearchInfo } from "../sealing/session.js";
-import type { Source, StoredChunk } from "../store/records.js";
 import type { Tier } from "../tier.js";
 import type { RerankOutcome } from "./rerank.js";
 

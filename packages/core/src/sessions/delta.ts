@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import type { FileRecord } from "../store/records.js";
+import type { FileRecord } from "../driver/records.js";
 import type { ScannedFile } from "../workspace/scan.js";
 import type { SessionsConfig } from "./scan.js";
 

@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { EngramConfig } from "../config/schema.js";
-import type { Source } from "../store/records.js";
+import type { Source } from "../driver/records.js";
 import type { Tier } from "../tier.js";
 import { indexDir, indexKey, isSameOrInside } from "../workspace/paths.js";
 import type { ScannedFile } from "../workspace/scan.js";

@@ -1,5 +1,5 @@
 import { type ChunkingOptions, chunkIds, chunkMarkdown } from "../chunking/index.js";
-import type { ChunkRecord, Source } from "../store/records.js";
+import type { ChunkRecord, Source } from "../driver/records.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { sha256Hex } from "../text/hash.js";
 import type { Tier } from "../tier.js";

@@ -1,7 +1,8 @@
 import type { EngramConfig } from "../config/schema.js";
+import type { MemoryStore } from "../driver/contract.js";
+import type { EmbeddingCache } from "../embedding/cache.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { type EmbeddingIdentity, embeddingIdentity } from "../embedding/identity.js";
-import type { MemoryStore } from "../store/store.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Tier } from "../tier.js";
 
@@ -11,6 +12,8 @@ export interface IndexContext {
   workspace: string;
   config: EngramConfig;
   store: MemoryStore;
+  /** The workspace's embedding cache (absent: disabled, or the store keeps no key-value map). */
+  cache?: EmbeddingCache | undefined;
   analyzer: Analyzer;
   /** Who embeds now; null: nobody in this process (keyword-only index, or vectors owed). */
   embedder: Embedder | null;

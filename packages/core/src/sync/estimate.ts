@@ -57,7 +57,7 @@ export async function estimateSync(ctx: IndexContext): Promise<SyncEstimate> {
     cacheHits: 0,
     toEmbed: { chunks: 0, tokens: 0 },
   };
-  const cache = config.cache.enabled ? store.cache : undefined;
+  const cache = ctx.cache;
   const seen = new Set<string>();
   for (const file of plan.changed) {
     const known = rebuilt || pending.has(file.path) ? undefined : plan.known.get(file.path);

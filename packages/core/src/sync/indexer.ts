@@ -1,4 +1,5 @@
 import { lstat } from "node:fs/promises";
+import type { StoreBatch } from "../driver/records.js";
 import { cacheKeyOf, embedTexts, type TokenBudget } from "../embedding/embed-texts.js";
 import type { Embedder } from "../embedding/embedder.js";
 import {
@@ -18,7 +19,6 @@ import {
 } from "../embedding/resilient.js";
 import { type EngramError, isEngramError } from "../errors.js";
 import { SESSIONS_SOURCE } from "../sessions/scan.js";
-import type { StoreBatch } from "../store/records.js";
 import { type IndexContext, targetVectors } from "./context.js";
 import type { PlannedFile } from "./plan.js";
 import { planSync } from "./plan.js";
@@ -127,7 +127,7 @@ export async function runSync(
     const from = describeEmbedding(stored.embedding);
     const staging = { cacheHits: 0, embedded: 0, requests: 0, tokens: 0 };
     const staged =
-      ctx.embedder && target && store.cache && config.cache.enabled
+      ctx.embedder && target && ctx.cache
         ? await stageVectors(ctx, ctx.embedder, {
             signal: options.signal,
             budget,
@@ -347,10 +347,10 @@ export async function runSync(
     await store.setMeta(CACHE_STATS_META_KEY, JSON.stringify(seen));
   }
 
-  if (store.cache && config.cache.enabled) {
+  if (ctx.cache) {
     // Prune after embedding, and whenever the cache holds more than the config now allows.
-    if (report.embedding.embedded > 0 || (await store.cache.size()) > config.cache.maxEntries) {
-      await store.cache.prune(config.cache.maxEntries);
+    if (report.embedding.embedded > 0 || (await ctx.cache.size()) > config.cache.maxEntries) {
+      await ctx.cache.prune(config.cache.maxEntries);
     }
   }
   report.durationMs = Math.round(performance.now() - started);
@@ -411,7 +411,7 @@ async function vectorsFromCache(
   upserts: StoreBatch["upserts"] & object,
   report: SyncReport,
 ): Promise<boolean> {
-  const cache = ctx.config.cache.enabled ? ctx.store.cache : undefined;
+  const cache = ctx.cache;
   const chunks = upserts.flatMap((u) => u.chunks);
   if (!cache || !chunks.length) return !chunks.length;
   const keys = chunks.map((chunk) => cacheKeyOf(target, chunk.hash));
@@ -438,7 +438,7 @@ async function embedBatch(
   if (!embedder) return;
   const chunks = upserts.flatMap((u) => u.chunks);
   if (!chunks.length) return;
-  const cache = ctx.config.cache.enabled ? ctx.store.cache : undefined;
+  const cache = ctx.cache;
   // Stats accumulate into the report as batches finish, so a failure midway is still counted.
   const { vectors } = await embedTexts(chunks, embedder, {
     cache,

@@ -1,8 +1,8 @@
 import { lstat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import type { FileRecord, Source } from "../driver/records.js";
 import { transcriptDelta } from "../sessions/delta.js";
 import { SESSIONS_SOURCE, scanTranscripts } from "../sessions/scan.js";
-import type { FileRecord, Source } from "../store/records.js";
 import { type ScannedFile, scanWorkspace } from "../workspace/scan.js";
 import type { IndexContext } from "./context.js";
 

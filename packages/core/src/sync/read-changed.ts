@@ -1,9 +1,9 @@
+import type { ChunkRecord, FileRecord } from "../driver/records.js";
 import { isEngramError } from "../errors.js";
 import { looksSealed, parseSealed } from "../sealing/format.js";
 import { SEALED_SOURCE } from "../sealing/session.js";
 import { SESSIONS_SOURCE, SESSIONS_TIER } from "../sessions/scan.js";
 import { malformedWarning, renderTranscript } from "../sessions/transcript.js";
-import type { ChunkRecord, FileRecord } from "../store/records.js";
 import { sha256Hex } from "../text/hash.js";
 import { resolveLayout } from "../workspace/presets.js";
 import { readUtf8 } from "../workspace/read.js";

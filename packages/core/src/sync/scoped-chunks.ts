@@ -3,8 +3,8 @@ import { chunkId } from "../chunking/ids.js";
 import { cutLongLine } from "../chunking/long-line.js";
 import { resolveChunkingOptions } from "../chunking/options.js";
 import { normalizeSource } from "../chunking/source.js";
+import type { ChunkRecord, FileRecord } from "../driver/records.js";
 import { groupOnlySource, mainOnlySource } from "../privacy/scope-sources.js";
-import type { ChunkRecord, FileRecord } from "../store/records.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { sha256Hex } from "../text/hash.js";
 import {

@@ -1,7 +1,7 @@
+import type { MemoryStore } from "../driver/contract.js";
 import { type EmbedStats, embedTexts, type TokenBudget } from "../embedding/embed-texts.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { IDENTITY_META_KEY, type IndexIdentity, serializeIdentity } from "../embedding/identity.js";
-import type { MemoryStore } from "../store/store.js";
 import type { IndexContext } from "./context.js";
 import { PENDING_VECTORS_META_KEY } from "./report.js";
 
@@ -35,7 +35,7 @@ export async function stageVectors(
   },
 ): Promise<StageOutcome> {
   const { store } = ctx;
-  const cache = store.cache;
+  const cache = ctx.cache;
   const outcome: StageOutcome = { staged: 0, total: (await store.stats()).chunks };
   let inputs: Array<{ text: string; hash: string }> = [];
   const round = async () => {

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { expect, type TestContext } from "vitest";
-import { type EngramErrorCode, isEngramError } from "../errors.js";
 import type {
   ChunkRecord,
   FileRecord,
@@ -8,7 +7,8 @@ import type {
   StoreCapabilities,
   StoredChunk,
   StoreHit,
-} from "../store/index.js";
+} from "../driver/index.js";
+import { type EngramErrorCode, isEngramError } from "../errors.js";
 import type { Tier } from "../tier.js";
 
 /** What each conformance test gets: stores living in the test's own temp dir. */

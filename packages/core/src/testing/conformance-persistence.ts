@@ -28,7 +28,7 @@ export function persistenceSection(name: string, h: Harness): void {
       });
       await first.write({ upserts: [a, b] });
       await first.setMeta("engram.identity", '{"format":1}');
-      await first.cache?.set([["key", Float32Array.from([0.5, -1])]]);
+      await first.keyValue?.set([["key", Uint8Array.from([5, 1])]]);
       const before = await first.stats();
       await first.close();
 
@@ -49,9 +49,9 @@ export function persistenceSection(name: string, h: Harness): void {
           "MEMORY.md:4",
         ]);
       }
-      if (second.cache) {
-        expect(await second.cache.size()).toBe(1);
-        expect(Array.from((await second.cache.get(["key"])).get("key") ?? [])).toEqual([0.5, -1]);
+      if (second.keyValue) {
+        expect(await second.keyValue.count("")).toBe(1);
+        expect(Array.from((await second.keyValue.get(["key"])).get("key") ?? [])).toEqual([5, 1]);
       }
     });
 

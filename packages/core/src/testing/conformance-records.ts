@@ -17,19 +17,13 @@ export function recordsSection(_name: string, h: Harness): void {
       const store = await h.store();
       expect(typeof store.kind).toBe("string");
       expect(store.kind.length).toBeGreaterThan(0);
-      for (const key of [
-        "vector",
-        "fulltext",
-        "embeddingCache",
-        "persistent",
-        "atomicWrites",
-      ] as const) {
+      for (const key of ["vector", "fulltext", "keyValue", "persistent", "atomicWrites"] as const) {
         expect(typeof store.capabilities[key], `capabilities.${key}`).toBe("boolean");
       }
       expect(
-        store.cache !== undefined,
-        "cache is present exactly when capabilities.embeddingCache",
-      ).toBe(store.capabilities.embeddingCache);
+        store.keyValue !== undefined,
+        "keyValue is present exactly when capabilities.keyValue",
+      ).toBe(store.capabilities.keyValue);
     });
 
     it("init is idempotent and keeps data", async () => {

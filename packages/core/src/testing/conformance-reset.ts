@@ -81,13 +81,13 @@ export function resetSection(name: string, h: Harness): void {
       expect(await store.stats()).toMatchObject({ vectors: 0 });
     });
 
-    it("keeps the embedding cache", async (context) => {
+    it("keeps the key-value map", async (context) => {
       const store = await h.store();
-      requireCapability(context, store, "embeddingCache", name);
-      await store.cache?.set([["key", Float32Array.from([0.5, 0.25])]]);
+      requireCapability(context, store, "keyValue", name);
+      await store.keyValue?.set([["key", Uint8Array.from([5, 25])]]);
       await store.reset({ dims: null });
-      expect(await store.cache?.size()).toBe(1);
-      expect(Array.from((await store.cache?.get(["key"]))?.get("key") ?? [])).toEqual([0.5, 0.25]);
+      expect(await store.keyValue?.count("")).toBe(1);
+      expect(Array.from((await store.keyValue?.get(["key"]))?.get("key") ?? [])).toEqual([5, 25]);
     });
 
     it("resetVectors (optional) drops the vectors and keeps files, chunks and keyword search", async (context) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChunkRecord, FileRecord } from "../store/index.js";
+import type { ChunkRecord, FileRecord } from "../driver/index.js";
 import { chunkRecord, fileRecord, type Harness, locations } from "./conformance-fixtures.js";
 
 const FILES = 100;

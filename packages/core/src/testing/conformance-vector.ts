@@ -1,5 +1,5 @@
 import { describe, expect, it, type TestContext } from "vitest";
-import type { MemoryStore } from "../store/index.js";
+import type { MemoryStore } from "../driver/index.js";
 import {
   at,
   expectDescending,

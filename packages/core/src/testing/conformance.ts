@@ -2,9 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe } from "vitest";
-import type { MemoryStore } from "../store/index.js";
-import { embeddingCacheSection } from "./conformance-cache.js";
+import type { MemoryStore } from "../driver/index.js";
 import type { Harness } from "./conformance-fixtures.js";
+import { keyValueSection } from "./conformance-key-value.js";
 import { persistenceSection } from "./conformance-persistence.js";
 import { recordsSection } from "./conformance-records.js";
 import { resetSection } from "./conformance-reset.js";
@@ -38,7 +38,7 @@ export interface StoreConformanceFactory {
  *
  * Each test gets a fresh temp dir (removed afterwards); the kit calls `init()` and closes every
  * store it opened. Tests needing a capability the store does not declare (`vector`,
- * `embeddingCache`, `persistent`, `atomicWrites`) are skipped with the reason shown.
+ * `keyValue`, `persistent`, `atomicWrites`) are skipped with the reason shown.
  */
 export function describeStoreConformance(name: string, factory: StoreConformanceFactory): void {
   describe(`MemoryStore conformance: ${name}`, () => {
@@ -72,7 +72,7 @@ export function describeStoreConformance(name: string, factory: StoreConformance
     resetSection(name, harness);
     textSearchSection(name, harness);
     vectorSearchSection(name, harness);
-    embeddingCacheSection(name, harness);
+    keyValueSection(name, harness);
     scaleSection(name, harness);
     if (reopen) {
       persistenceSection(name, harness);

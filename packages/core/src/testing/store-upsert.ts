@@ -1,4 +1,4 @@
-import type { ChunkRecord, FileRecord, StoreBatch } from "../store/records.js";
+import type { ChunkRecord, FileRecord, StoreBatch } from "../driver/records.js";
 
 /**
  * A store upsert for driver tests: a file with one chunk per `[startLine, terms, embedding?]`.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { StoredChunk, StoreHit } from "../../src/driver/records.js";
 import {
   compareCandidates,
   fuseRrf,
@@ -9,7 +10,6 @@ import {
   queryWeights,
   vectorOnly,
 } from "../../src/search/fusion.js";
-import type { StoredChunk, StoreHit } from "../../src/store/records.js";
 
 const chunk = (id: string, path = `${id}.md`, startLine = 1): StoredChunk => ({
   id,

@@ -1,4 +1,4 @@
-import type { MemoryStore } from "./store.js";
+import type { MemoryStore } from "./contract.js";
 
 /**
  * Meta key where a store that rebuilt itself leaves what happened, for the next sync (or

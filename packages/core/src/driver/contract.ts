@@ -14,8 +14,8 @@ export interface StoreCapabilities {
   vector: boolean;
   /** `searchText` works. */
   fulltext: boolean;
-  /** `cache` is present. */
-  embeddingCache: boolean;
+  /** `keyValue` is present (core keeps its embedding cache there). */
+  keyValue: boolean;
   /** Data survives `close()` and a new instance over the same location. */
   persistent: boolean;
   /** `write` is all-or-nothing. If false, the store writes chunks before file records, so a crash leaves a file looking stale (and it is re-indexed) rather than looking done. */
@@ -23,36 +23,38 @@ export interface StoreCapabilities {
 }
 
 /**
- * A bounded key → vector cache, so unchanged text is never embedded twice. Keys are computed by
- * core from (provider, model, endpoint, dims, text hash); stores treat them as opaque strings.
+ * A plain, persistent key → bytes map a store keeps beside the index (it survives `reset`). Core
+ * keeps its embedding cache in it and decides what stays (see `EmbeddingCache`); the store only
+ * stores. Keys are short strings; values are opaque bytes.
  */
-export interface EmbeddingCacheStore {
-  /** The vectors known for `keys` (missing keys are absent from the map). Marks them recently used. */
-  get(keys: readonly string[]): Promise<Map<string, Float32Array>>;
+export interface KeyValueStore {
+  /** The values of the keys present (absent keys are absent from the map). */
+  get(keys: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Insert or replace. */
-  set(entries: ReadonlyArray<readonly [key: string, vector: Float32Array]>): Promise<void>;
-  /** Number of entries. */
-  size(): Promise<number>;
-  /** Evict least recently used entries until at most `maxEntries` remain; returns how many went. */
-  prune(maxEntries: number): Promise<number>;
-  /** Remove every entry. */
-  clear(): Promise<void>;
+  set(entries: ReadonlyArray<readonly [key: string, value: Uint8Array]>): Promise<void>;
+  /** Remove every key that starts with `prefix` (`""`: every key); returns how many went. */
+  deletePrefix(prefix: string): Promise<number>;
+  /** Keys that start with `prefix` (`""`: every key). */
+  count(prefix: string): Promise<number>;
 }
 
 /**
- * The storage contract every driver implements. Core owns analysis, chunking, embedding and
- * fusion; a store keeps files, chunks, terms and vectors and answers two primitive searches.
+ * The storage contract every driver implements (drivers usually through `defineStore`, which
+ * does the checks every driver shares). Core owns analysis, chunking, embedding, ranking and
+ * fusion; a store keeps files, chunks, terms and vectors, and answers two primitive searches with
+ * engram's ranking (BM25 of `ranking/bm25.ts`, cosine similarity), natively or through core's
+ * `InMemoryIndex`.
  *
  * Every method has the same semantics on every driver; `@engram/core/testing`'s conformance kit
- * proves it. Methods may be called concurrently for reads; core never issues two `write` or `reset`
- * calls at once on one store.
+ * proves it. Methods may be called concurrently for reads; core never issues two `write` or
+ * `reset` calls at once on one store.
  */
 export interface MemoryStore {
   /** Driver name shown by `engram status` (e.g. `sqlite`). */
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
-  /** Present when `capabilities.embeddingCache`. */
-  readonly cache?: EmbeddingCacheStore;
+  /** Present when `capabilities.keyValue`. */
+  readonly keyValue?: KeyValueStore;
 
   /** Create schema if needed. Idempotent. Must be called (and awaited) before anything else. */
   init(): Promise<void>;
@@ -64,7 +66,7 @@ export interface MemoryStore {
 
   /**
    * Drop every file and chunk and prepare for vectors of `dims` dimensions (null: no vectors).
-   * Meta and the embedding cache survive. Used when the index identity changes.
+   * Meta and the key-value map survive. Used when the index identity changes.
    */
   reset(options: { dims: number | null }): Promise<void>;
   /**
@@ -92,9 +94,9 @@ export interface MemoryStore {
   getChunks(path: string): Promise<StoredChunk[]>;
 
   /**
-   * BM25 over analysed terms: a chunk matches if it holds ANY of `terms` (never all-required);
-   * up to `k` hits, best first, `score` > 0. Empty `terms` or `k` < 1 gives no hits. Equal scores
-   * are ordered by path, then start line.
+   * BM25 over analysed terms (engram's, see `ranking/bm25.ts`): a chunk matches if it holds ANY
+   * of `terms` (never all-required); up to `k` hits, best first, `score` > 0. Empty `terms` or `k`
+   * < 1 gives no hits. Equal scores are ordered by path, then start line.
    */
   searchText(terms: readonly string[], k: number, filter?: SearchFilter): Promise<StoreHit[]>;
 

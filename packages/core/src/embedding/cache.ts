@@ -1,0 +1,161 @@
+import type { KeyValueStore } from "../driver/contract.js";
+import { EngramError } from "../errors.js";
+
+/** Prefix of every key the cache writes (the rest of the key-value map is left alone). */
+const PREFIX = "embedding/";
+/** Key holding the number of the current generation. */
+const GENERATION_KEY = `${PREFIX}generation`;
+
+/**
+ * The embedding cache, so unchanged text is never embedded twice: vectors by key (provider,
+ * model, endpoint, dims and text hash, see `embeddingCacheKey`), kept in a store's plain
+ * key → bytes map. The policy is core's, the same on every store:
+ *
+ * - Entries live in two generations: the current one and the one before. A lookup finds either;
+ *   an entry found only in the older one is copied into the current one (it was used again).
+ * - {@link prune} keeps the cache near `maxEntries`: once the current generation holds half of
+ *   them, the older generation is dropped and a new current one begins. Everything used since the
+ *   previous turn survives; what was not used for two turns goes. (A least-recently-used
+ *   approximation that costs no write for a hit in the current generation and no scan to evict.)
+ *
+ * Vectors are stored as little-endian float32 bytes. The cache belongs to the workspace: a sync
+ * into another store (`engram reindex --to`) reads the configured store's cache as its
+ * `fallback`, so it does not pay for the embeddings again.
+ */
+export class EmbeddingCache {
+  #generation: number | undefined;
+
+  /**
+   * @param kv Where the entries live.
+   * @param fallback Another cache to ask for what `kv` lacks (what it finds is copied into `kv`).
+   */
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly fallback?: EmbeddingCache,
+  ) {}
+
+  /** The vectors known for `keys` (missing keys are absent from the map). */
+  async get(keys: readonly string[]): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    const unique = [...new Set(keys)];
+    if (!unique.length) return found;
+    const current = await this.#current();
+    const lookups = unique.flatMap((key) => [entryKey(current, key), entryKey(current - 1, key)]);
+    const values = await this.kv.get(lookups);
+    const promote: Array<readonly [string, Uint8Array]> = [];
+    for (const key of unique) {
+      const fresh = values.get(entryKey(current, key));
+      const old = fresh ? undefined : values.get(entryKey(current - 1, key));
+      const bytes = fresh ?? old;
+      if (!bytes) continue;
+      found.set(key, bytesToVector(bytes));
+      if (old) promote.push([entryKey(current, key), old]);
+    }
+    if (this.fallback && found.size < unique.length) {
+      const more = await this.fallback.get(unique.filter((key) => !found.has(key)));
+      for (const [key, vector] of more) {
+        found.set(key, vector);
+        promote.push([entryKey(current, key), vectorToBytes(vector)]);
+      }
+    }
+    if (promote.length) await this.kv.set(promote);
+    return found;
+  }
+
+  /** Insert or replace. */
+  async set(entries: ReadonlyArray<readonly [key: string, vector: Float32Array]>): Promise<void> {
+    if (!entries.length) return;
+    const current = await this.#current();
+    await this.kv.set(
+      entries.map(([key, vector]) => [entryKey(current, key), vectorToBytes(vector)]),
+    );
+  }
+
+  /** Entries held (both generations; an entry in both counts twice). */
+  async size(): Promise<number> {
+    return (await this.kv.count(PREFIX)) - ((await this.kv.get([GENERATION_KEY])).size ? 1 : 0);
+  }
+
+  /**
+   * Keep the cache near `maxEntries`: when the current generation holds at least half of them,
+   * drop the older generation and begin a new one. Returns how many entries went.
+   */
+  async prune(maxEntries: number): Promise<number> {
+    if (!Number.isFinite(maxEntries) || maxEntries < 0) {
+      throw new EngramError("INVALID_ARGUMENT", `prune(${maxEntries}): maxEntries must be ≥ 0.`, {
+        hint: "Pass the number of cache entries to keep (e.g. 50000).",
+      });
+    }
+    const current = await this.#read();
+    const held = await this.kv.count(generationPrefix(current));
+    if (held < Math.max(1, Math.ceil(maxEntries / 2))) return 0;
+    const dropped = await this.kv.deletePrefix(generationPrefix(current - 1));
+    await this.kv.set([[GENERATION_KEY, new TextEncoder().encode(String(current + 1))]]);
+    this.#generation = current + 1;
+    // Nothing may outlive two turns: what is left of older generations (a turn another process
+    // took meanwhile) goes too.
+    return dropped + (await this.#dropBelow(current));
+  }
+
+  /** Remove every entry. */
+  async clear(): Promise<void> {
+    await this.kv.deletePrefix(PREFIX);
+    this.#generation = 0;
+  }
+
+  async #current(): Promise<number> {
+    this.#generation ??= await this.#read();
+    return this.#generation;
+  }
+
+  async #read(): Promise<number> {
+    const bytes = (await this.kv.get([GENERATION_KEY])).get(GENERATION_KEY);
+    const value = bytes ? Number(new TextDecoder().decode(bytes)) : 0;
+    return Number.isInteger(value) && value >= 0 ? value : 0;
+  }
+
+  /** Drop generations older than `keep` that a concurrent turn may have left. */
+  async #dropBelow(keep: number): Promise<number> {
+    let dropped = 0;
+    for (let generation = keep - 2; generation >= Math.max(0, keep - 4); generation--) {
+      dropped += await this.kv.deletePrefix(generationPrefix(generation));
+    }
+    return dropped;
+  }
+}
+
+function generationPrefix(generation: number): string {
+  return `${PREFIX}${generation}/`;
+}
+
+function entryKey(generation: number, key: string): string {
+  return `${generationPrefix(generation)}${key}`;
+}
+
+/** True on the (usual) little-endian hosts, where float32 bytes are copied as they are. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A vector as little-endian float32 bytes (a copy). */
+export function vectorToBytes(vector: Float32Array): Uint8Array {
+  if (LITTLE_ENDIAN) {
+    return new Uint8Array(
+      vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
+    );
+  }
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i] as number, true);
+  return bytes;
+}
+
+/** Little-endian float32 bytes as a vector (a copy, so the bytes' alignment never matters). */
+export function bytesToVector(bytes: Uint8Array): Float32Array {
+  const vector = new Float32Array(Math.floor(bytes.byteLength / 4));
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(vector.buffer).set(bytes.subarray(0, vector.length * 4));
+    return vector;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < vector.length; i++) vector[i] = view.getFloat32(i * 4, true);
+  return vector;
+}

@@ -1,0 +1,245 @@
+import type { SearchFilter } from "../driver/records.js";
+import { rankWithCommonTerms } from "./bm25.js";
+import { ChunkSlots, type SlotChunk } from "./chunk-slots.js";
+import { TermPostings } from "./term-postings.js";
+import { type VectorKernel, vectorKernel } from "./vector-kernel.js";
+import { type ExactVectors, KthSmallest, VectorMatrix } from "./vector-matrix.js";
+
+/** A chunk as the in-memory index takes it: where it is, its labels, terms and vector. */
+export interface IndexedChunk extends SlotChunk {
+  /** Analysed terms, in order, repeats kept (as core's analyzer produced them). */
+  terms: readonly string[];
+  embedding: Float32Array | null;
+}
+
+/** A hit of the in-memory index: the chunk (as the index holds it) and its score. */
+export interface IndexHit {
+  chunk: SlotChunk;
+  score: number;
+}
+
+/** How an {@link InMemoryIndex} is built. */
+export interface InMemoryIndexOptions {
+  /**
+   * The float32 vectors of chunks, by id, for exact rescoring (the index keeps int8 copies).
+   * Without it the index keeps every float32 vector itself (four times the memory).
+   */
+  exactVectors?: (ids: readonly string[]) => Promise<ReadonlyMap<string, Float32Array>>;
+  /** The int8 scan (default: USearch's SIMD kernel when installed, else JavaScript). */
+  kernel?: VectorKernel;
+}
+
+/** Dead slots above which the index renumbers (and so drops) them: a quarter of all slots. */
+const COMPACT_SHARE = 0.25;
+const COMPACT_MIN = 4096;
+
+/**
+ * engram's in-memory index: BM25 over the chunks' analysed terms and exact cosine k-NN over their
+ * vectors, with top-k in the contract's order (score, then path, start line, end line, id). The
+ * only place keyword ranking is implemented in JavaScript (see `bm25.ts`): the in-memory store is
+ * a chunk table over it, and parity tests hold every store to it.
+ *
+ * Compact: postings as varints (2–3 bytes each), vectors as int8 rows, labels as codes. Chunks
+ * are added and removed by path, as stores write them. Searches are synchronous for text and
+ * asynchronous for vectors (exact rescoring may read a store).
+ */
+export class InMemoryIndex {
+  readonly #slots = new ChunkSlots();
+  readonly #postings = new TermPostings();
+  #matrix: VectorMatrix | undefined;
+  readonly #kernel: VectorKernel;
+  readonly #exact: ExactVectors;
+  /** Float32 vectors by slot, when no exact source was given. */
+  readonly #own: Map<number, Float32Array> | undefined;
+
+  constructor(options: InMemoryIndexOptions = {}) {
+    this.#kernel = options.kernel ?? vectorKernel();
+    const source = options.exactVectors;
+    if (source) {
+      this.#own = undefined;
+      this.#exact = async (slots) => {
+        const byId = await source(slots.map((slot) => this.#slots.id(slot)));
+        const out = new Map<number, Float32Array>();
+        for (const slot of slots) {
+          const vector = byId.get(this.#slots.id(slot));
+          if (vector) out.set(slot, vector);
+        }
+        return out;
+      };
+    } else {
+      const own = new Map<number, Float32Array>();
+      this.#own = own;
+      this.#exact = (slots) => {
+        const out = new Map<number, Float32Array>();
+        for (const slot of slots) {
+          const vector = own.get(slot);
+          if (vector) out.set(slot, vector);
+        }
+        return out;
+      };
+    }
+  }
+
+  /** Live chunks. */
+  get size(): number {
+    return this.#slots.live;
+  }
+
+  /** Chunks with a vector. */
+  get vectors(): number {
+    return this.#matrix?.size ?? 0;
+  }
+
+  /** Dimensions of the vectors held (null: none yet). */
+  get dims(): number | null {
+    return this.#matrix?.dims ?? null;
+  }
+
+  /** Memory held, estimated in bytes. */
+  get bytes(): number {
+    return this.#slots.bytes + this.#postings.bytes + (this.#matrix?.bytes ?? 0);
+  }
+
+  /** Paths that hold chunks. */
+  paths(): string[] {
+    return this.#slots.paths();
+  }
+
+  /**
+   * Add chunks (none of their paths may hold chunks in the index: remove them first). A vector
+   * whose dimensions differ from those held throws; the index is then unchanged only for the
+   * chunks before it, so callers check dimensions first (stores do).
+   */
+  add(chunks: Iterable<IndexedChunk>): void {
+    for (const chunk of chunks) {
+      const slot = this.#slots.add(chunk);
+      this.#postings.add(slot, chunk.terms);
+      if (chunk.embedding) {
+        this.#matrix ??= new VectorMatrix(chunk.embedding.length, this.#kernel);
+        if (chunk.embedding.length !== this.#matrix.dims) {
+          throw new Error(
+            `a ${chunk.embedding.length}-dimensional vector in an index of ${this.#matrix.dims}`,
+          );
+        }
+        this.#matrix.add(slot, chunk.embedding);
+        this.#own?.set(slot, chunk.embedding);
+      }
+    }
+    if (this.#postings.mergeDue)
+      this.#postings.merge(this.#slots.liveFlags, undefined, this.#slots.used);
+  }
+
+  /** Remove every chunk of these paths (unknown paths are ignored). */
+  removePaths(paths: Iterable<string>): void {
+    for (const path of paths) {
+      for (const slot of this.#slots.removePath(path)) {
+        this.#postings.remove(slot);
+        this.#matrix?.remove(slot);
+        this.#own?.delete(slot);
+      }
+    }
+    if (this.#slots.dead > COMPACT_MIN && this.#slots.dead > COMPACT_SHARE * this.#slots.used) {
+      this.#compact();
+    }
+  }
+
+  /** Drop every vector (chunks and terms stay). */
+  dropVectors(): void {
+    this.#matrix = undefined;
+    this.#own?.clear();
+  }
+
+  /** Forget everything. */
+  clear(): void {
+    this.#slots.clear();
+    this.#postings.clear();
+    this.dropVectors();
+  }
+
+  /** Live chunks holding `term`. */
+  docFreq(term: string): number {
+    return this.#postings.docFreq(term, this.#slots.liveFlags);
+  }
+
+  /**
+   * Up to `k` chunks holding any of `terms`, best first by BM25 (see `bm25.ts`), equal scores in
+   * the contract's order; only chunks `filter` passes. Empty or duplicate terms are ignored.
+   */
+  searchText(terms: readonly string[], k: number, filter?: SearchFilter): IndexHit[] {
+    const unique = [...new Set(terms)].filter((term) => term.length > 0);
+    if (!unique.length || k < 1) return [];
+    const live = this.#slots.liveFlags;
+    const present = unique.filter((term) => this.#postings.docFreq(term, live) > 0);
+    const accept = this.#slots.filter(filter);
+    return rankWithCommonTerms(
+      present,
+      (term) => this.#postings.docFreq(term, live),
+      this.#postings.rows,
+      k,
+      (chosen) => {
+        const best = new TopSlots(k, this.#slots);
+        this.#postings.score(chosen, live, accept, (slot, score) => best.offer(slot, score));
+        return best.hits();
+      },
+    );
+  }
+
+  /**
+   * Up to `k` chunks nearest to `vector` by cosine similarity (exact), best first, equal scores in
+   * the contract's order; only chunks `filter` passes. A zero vector finds nothing.
+   */
+  async searchVector(vector: Float32Array, k: number, filter?: SearchFilter): Promise<IndexHit[]> {
+    const matrix = this.#matrix;
+    if (!matrix || k < 1) return [];
+    if (vector.length !== matrix.dims) {
+      throw new Error(`a ${vector.length}-dimensional query in an index of ${matrix.dims}`);
+    }
+    const found = await matrix.nearest(vector, k, this.#slots.filter(filter), this.#exact);
+    const best = new TopSlots(k, this.#slots);
+    for (const { slot, score } of found) if (this.#slots.isLive(slot)) best.offer(slot, score);
+    return best.hits();
+  }
+
+  #compact(): void {
+    const live = this.#slots.liveFlags.slice();
+    const remap = this.#slots.compact();
+    this.#postings.merge(live, remap, this.#slots.used);
+    this.#matrix?.renumber(remap, this.#slots.used);
+    if (this.#own) {
+      const moved = [...this.#own].flatMap(([slot, vector]) => {
+        const to = remap[slot] ?? -1;
+        return to >= 0 ? [[to, vector] as const] : [];
+      });
+      this.#own.clear();
+      for (const [slot, vector] of moved) this.#own.set(slot, vector);
+    }
+  }
+}
+
+/** The best `k` of the offered slots and every slot tied with the k-th, then cut in tie order. */
+class TopSlots {
+  readonly #kth: KthSmallest;
+  readonly #offered: Array<{ slot: number; score: number }> = [];
+
+  constructor(
+    private readonly k: number,
+    private readonly slots: ChunkSlots,
+  ) {
+    this.#kth = new KthSmallest(k);
+  }
+
+  offer(slot: number, score: number): void {
+    if (-score > this.#kth.kth) return;
+    this.#kth.add(-score);
+    this.#offered.push({ slot, score });
+  }
+
+  hits(): IndexHit[] {
+    const cut = -this.#kth.kth;
+    return this.#offered
+      .filter((hit) => hit.score >= cut)
+      .sort((a, b) => b.score - a.score || this.slots.compare(a.slot, b.slot))
+      .slice(0, this.k)
+      .map(({ slot, score }) => ({ chunk: this.slots.chunk(slot), score }));
+  }
+}

@@ -1,0 +1,86 @@
+import type { KeyValueStore } from "@engram/core";
+import { makeArrowTable, type Table } from "@lancedb/lancedb";
+import { keyValueSchema } from "./schema.js";
+import { isIn, literal } from "./sql.js";
+
+/** What the map needs from the store: its table, run as a read or as a queued change. */
+export interface KeyValueAccess {
+  /** Run a read against the table (failures become EngramErrors). */
+  read<T>(action: string, fn: (table: Table) => Promise<T>): Promise<T>;
+  /** Run a change in the store's write queue (failures become EngramErrors). */
+  change<T>(action: string, fn: (table: Table) => Promise<T>): Promise<T>;
+  /** Record one commit to the table (the store compacts it every so many). */
+  committed(): void;
+}
+
+/** Keys per `IN (…)` list, so a huge `get` never builds one enormous SQL string. */
+const KEYS_PER_QUERY = 1000;
+
+/**
+ * The store's key → bytes map in the `key_value` table (core keeps its embedding cache there and
+ * decides what stays). One commit per `set` and per `deletePrefix`.
+ */
+export class LanceDbKeyValue implements KeyValueStore {
+  constructor(private readonly access: KeyValueAccess) {}
+
+  async get(keys: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    if (!keys.length) return found;
+    return this.access.read("read the key-value table", async (table) => {
+      for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+        const rows = (await table
+          .query()
+          .where(isIn("key", keys.slice(i, i + KEYS_PER_QUERY)))
+          .select(["key", "value"])
+          .toArray()) as Array<{ key: string; value: Uint8Array }>;
+        for (const row of rows) found.set(row.key, Uint8Array.from(row.value));
+      }
+      return found;
+    });
+  }
+
+  async set(entries: ReadonlyArray<readonly [key: string, value: Uint8Array]>): Promise<void> {
+    if (!entries.length) return;
+    await this.access.change("write the key-value table", async (table) => {
+      await writeEntries(table, entries);
+      this.access.committed();
+    });
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    return this.access.change("clear the key-value table", async (table) => {
+      const where = withPrefix(prefix);
+      const gone = await table.countRows(where);
+      if (gone) {
+        await table.delete(where);
+        this.access.committed();
+      }
+      return gone;
+    });
+  }
+
+  async count(prefix: string): Promise<number> {
+    return this.access.read("read the key-value table", (table) =>
+      table.countRows(withPrefix(prefix)),
+    );
+  }
+}
+
+/** Insert or replace entries (a key given twice keeps its last value). */
+export async function writeEntries(
+  table: Table,
+  entries: ReadonlyArray<readonly [key: string, value: Uint8Array]>,
+): Promise<void> {
+  const rows = new Map<string, Uint8Array>();
+  for (const [key, value] of entries) rows.set(key, value);
+  const data = makeArrowTable(
+    [...rows].map(([key, value]) => ({ key, value: Buffer.from(value) })),
+    { schema: keyValueSchema() },
+  );
+  await table.mergeInsert("key").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+}
+
+/** Keys starting with `prefix`, literally (`%` and `_` are plain characters). */
+function withPrefix(prefix: string): string {
+  return prefix === "" ? "true" : `starts_with(\`key\`, ${literal(prefix)})`;
+}
