@@ -35,7 +35,7 @@ export function globals(cmd: Command): GlobalOptions {
 export async function withMemory<T>(
   cmd: Command,
   fn: (memory: Memory, options: GlobalOptions) => Promise<T>,
-  openOptions: { create?: boolean; store?: string } = {},
+  openOptions: Parameters<typeof openMemory>[1] = {},
 ): Promise<T> {
   const options = globals(cmd);
   const memory = await openMemory(workspaceDir(options.workspace), {

@@ -5,6 +5,7 @@ import {
   createMemory,
   EngramError,
   INDEX_DIR,
+  type KeyValueStore,
   loadConfig,
   MEMORY_DIR,
   MEMORY_FILE,
@@ -27,7 +28,12 @@ export function workspaceDir(
  */
 export async function openMemory(
   dir: string,
-  options: { create?: boolean; store?: string | undefined } = {},
+  options: {
+    create?: boolean;
+    store?: string | undefined;
+    /** Another store's key-value map to read cached embeddings from (see `reindex --to`). */
+    cacheFrom?: KeyValueStore | undefined;
+  } = {},
 ): Promise<Memory> {
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) {
@@ -53,6 +59,7 @@ export async function openMemory(
     providers: PROVIDERS,
     rerankers: RERANKERS,
     languageModels: LANGUAGE_MODELS,
+    ...(options.cacheFrom ? { cacheFrom: options.cacheFrom } : {}),
   });
 }
 

@@ -165,10 +165,10 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   await store.init();
   const cache =
     config.cache.enabled && store.keyValue
-      ? new EmbeddingCache(
-          store.keyValue,
-          options.cacheFrom ? new EmbeddingCache(options.cacheFrom) : undefined,
-        )
+      ? new EmbeddingCache(store.keyValue, {
+          maxEntries: config.cache.maxEntries,
+          fallback: options.cacheFrom ? new EmbeddingCache(options.cacheFrom) : undefined,
+        })
       : undefined;
   const layout = resolveLayout(config);
   const given = options.embedder ?? [];

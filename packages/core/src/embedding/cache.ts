@@ -9,30 +9,42 @@ const GENERATION_KEY = `${PREFIX}generation`;
 /**
  * The embedding cache, so unchanged text is never embedded twice: vectors by key (provider,
  * model, endpoint, dims and text hash, see `embeddingCacheKey`), kept in a store's plain
- * key → bytes map. The policy is core's, the same on every store:
+ * key → bytes map. The policy is core's, the same on every store: a least-recently-used
+ * approximation in two generations that needs no per-entry bookkeeping in the store.
  *
- * - Entries live in two generations: the current one and the one before. A lookup finds either;
- *   an entry found only in the older one is copied into the current one (it was used again).
- * - {@link prune} keeps the cache near `maxEntries`: once the current generation holds half of
- *   them, the older generation is dropped and a new current one begins. Everything used since the
- *   previous turn survives; what was not used for two turns goes. (A least-recently-used
- *   approximation that costs no write for a hit in the current generation and no scan to evict.)
+ * - Entries live in the current generation or the one before. A lookup finds either; an entry
+ *   found only in the older one is copied into the current one (it was used again).
+ * - A generation holds at most half of `maxEntries`: when the current one is full, the older one
+ *   is dropped and a new current one begins. So the cache holds at most `maxEntries`, everything
+ *   used in the last half of them survives, and a hit in the current generation costs no write.
+ * - {@link prune} (after a sync, or when `maxEntries` was lowered) drops generations, oldest
+ *   first, until at most `maxEntries` entries remain.
  *
  * Vectors are stored as little-endian float32 bytes. The cache belongs to the workspace: a sync
  * into another store (`engram reindex --to`) reads the configured store's cache as its
  * `fallback`, so it does not pay for the embeddings again.
  */
 export class EmbeddingCache {
+  readonly #fallback: EmbeddingCache | undefined;
   #generation: number | undefined;
+  /** Entries written into the current generation, as far as this instance knows. */
+  #held: number | undefined;
+  readonly #half: number;
 
   /**
    * @param kv Where the entries live.
-   * @param fallback Another cache to ask for what `kv` lacks (what it finds is copied into `kv`).
+   * @param options `maxEntries`: the most entries kept (default: no limit); `fallback`: another
+   *   cache to ask for what `kv` lacks (what it finds is copied into `kv`).
    */
   constructor(
     private readonly kv: KeyValueStore,
-    private readonly fallback?: EmbeddingCache,
-  ) {}
+    options: { maxEntries?: number; fallback?: EmbeddingCache | undefined } = {},
+  ) {
+    const max = options.maxEntries ?? Number.POSITIVE_INFINITY;
+    checkMax(max);
+    this.#half = Math.max(1, Math.floor(max / 2));
+    this.#fallback = options.fallback;
+  }
 
   /** The vectors known for `keys` (missing keys are absent from the map). */
   async get(keys: readonly string[]): Promise<Map<string, Float32Array>> {
@@ -49,26 +61,22 @@ export class EmbeddingCache {
       const bytes = fresh ?? old;
       if (!bytes) continue;
       found.set(key, bytesToVector(bytes));
-      if (old) promote.push([entryKey(current, key), old]);
+      if (old) promote.push([key, old]);
     }
-    if (this.fallback && found.size < unique.length) {
-      const more = await this.fallback.get(unique.filter((key) => !found.has(key)));
+    if (this.#fallback && found.size < unique.length) {
+      const more = await this.#fallback.get(unique.filter((key) => !found.has(key)));
       for (const [key, vector] of more) {
         found.set(key, vector);
-        promote.push([entryKey(current, key), vectorToBytes(vector)]);
+        promote.push([key, vectorToBytes(vector)]);
       }
     }
-    if (promote.length) await this.kv.set(promote);
+    if (promote.length) await this.#write(promote);
     return found;
   }
 
   /** Insert or replace. */
   async set(entries: ReadonlyArray<readonly [key: string, vector: Float32Array]>): Promise<void> {
-    if (!entries.length) return;
-    const current = await this.#current();
-    await this.kv.set(
-      entries.map(([key, vector]) => [entryKey(current, key), vectorToBytes(vector)]),
-    );
+    await this.#write(entries.map(([key, vector]) => [key, vectorToBytes(vector)] as const));
   }
 
   /** Entries held (both generations; an entry in both counts twice). */
@@ -77,23 +85,42 @@ export class EmbeddingCache {
   }
 
   /**
-   * Keep the cache near `maxEntries`: when the current generation holds at least half of them,
-   * drop the older generation and begin a new one. Returns how many entries went.
+   * Keep at most `maxEntries`: drop generations, oldest first, while more remain (a new current
+   * generation begins each time). Returns how many entries went.
    */
   async prune(maxEntries: number): Promise<number> {
-    if (!Number.isFinite(maxEntries) || maxEntries < 0) {
-      throw new EngramError("INVALID_ARGUMENT", `prune(${maxEntries}): maxEntries must be ≥ 0.`, {
-        hint: "Pass the number of cache entries to keep (e.g. 50000).",
-      });
+    checkMax(maxEntries);
+    let dropped = 0;
+    for (let turns = 0; turns < 2 && (await this.size()) > maxEntries; turns++) {
+      this.#generation = await this.#read();
+      dropped += await this.#turn(this.#generation);
     }
-    const current = await this.#read();
-    const held = await this.kv.count(generationPrefix(current));
-    if (held < Math.max(1, Math.ceil(maxEntries / 2))) return 0;
+    return dropped;
+  }
+
+  /** Write entries into the current generation, beginning a new one whenever it is full. */
+  async #write(entries: ReadonlyArray<readonly [key: string, bytes: Uint8Array]>): Promise<void> {
+    let at = 0;
+    while (at < entries.length) {
+      const current = await this.#current();
+      this.#held ??= await this.kv.count(generationPrefix(current));
+      if (this.#held >= this.#half) {
+        await this.#turn(current);
+        continue;
+      }
+      const slice = entries.slice(at, at + (this.#half - this.#held));
+      await this.kv.set(slice.map(([key, bytes]) => [entryKey(current, key), bytes] as const));
+      this.#held += slice.length;
+      at += slice.length;
+    }
+  }
+
+  /** Drop the older generation (and any left from before) and begin a new current one. */
+  async #turn(current: number): Promise<number> {
     const dropped = await this.kv.deletePrefix(generationPrefix(current - 1));
     await this.kv.set([[GENERATION_KEY, new TextEncoder().encode(String(current + 1))]]);
     this.#generation = current + 1;
-    // Nothing may outlive two turns: what is left of older generations (a turn another process
-    // took meanwhile) goes too.
+    this.#held = 0;
     return dropped + (await this.#dropBelow(current));
   }
 
@@ -101,6 +128,7 @@ export class EmbeddingCache {
   async clear(): Promise<void> {
     await this.kv.deletePrefix(PREFIX);
     this.#generation = 0;
+    this.#held = 0;
   }
 
   async #current(): Promise<number> {
@@ -121,6 +149,14 @@ export class EmbeddingCache {
       dropped += await this.kv.deletePrefix(generationPrefix(generation));
     }
     return dropped;
+  }
+}
+
+function checkMax(maxEntries: number): void {
+  if (Number.isNaN(maxEntries) || maxEntries < 0) {
+    throw new EngramError("INVALID_ARGUMENT", `maxEntries ${maxEntries}: must be ≥ 0.`, {
+      hint: "Pass the number of cache entries to keep (e.g. 50000).",
+    });
   }
 }
 

@@ -54,30 +54,54 @@ describe("EmbeddingCache over a key → bytes map", () => {
     expect(kv.map.has("other/key")).toBe(true);
   });
 
-  it("keeps what was used since the last turn and drops what was not used for two turns", async () => {
+  it("keeps what was used in the last half of maxEntries and drops what was not", async () => {
     const kv = mapKeyValue();
-    const cache = new EmbeddingCache(kv);
+    const cache = new EmbeddingCache(kv, { maxEntries: 4 }); // generations of 2
+    const keys = async (c: EmbeddingCache, wanted: string[]) =>
+      [...(await c.get(wanted)).keys()].sort();
     await cache.set([
       ["used", vec(1)],
       ["unused", vec(2)],
     ]);
-    expect(await cache.prune(4)).toBe(0); // 2 entries < half of 4: nothing turns
-    expect(await cache.prune(2)).toBe(0); // a turn: generation 0 becomes the older one
-    await cache.get(["used"]); // copied into the current generation
-    await cache.set([["new", vec(3)]]);
-    expect(await cache.prune(2)).toBe(2); // the older generation (used, unused) goes
-    const found = await cache.get(["used", "unused", "new"]);
-    expect([...found.keys()].sort()).toEqual(["new", "used"]);
+    await cache.set([["new", vec(3)]]); // the first generation is full: a second one begins
+    expect(await keys(cache, ["used"])).toEqual(["used"]); // used again: copied forward
+    await cache.set([["another", vec(4)]]); // a third begins; the first goes, with "unused"
+    expect(await keys(cache, ["used", "unused", "new", "another"])).toEqual([
+      "another",
+      "new",
+      "used",
+    ]);
+    expect(await cache.size()).toBeLessThanOrEqual(4);
     // A second instance over the same map sees the same generations.
-    expect([...(await new EmbeddingCache(kv).get(["used", "unused"])).keys()]).toEqual(["used"]);
+    expect(await keys(new EmbeddingCache(kv), ["used", "unused"])).toEqual(["used"]);
+  });
+
+  it("never holds more than maxEntries, also when one write brings more", async () => {
+    const cache = new EmbeddingCache(mapKeyValue(), { maxEntries: 10 });
+    await cache.set(Array.from({ length: 25 }, (_, i) => [`k${i}`, vec(i)] as const));
+    expect(await cache.size()).toBeLessThanOrEqual(10);
+    // The most recent entries are the ones kept.
+    expect((await cache.get(["k24", "k20"])).size).toBe(2);
+    expect((await cache.get(["k0"])).size).toBe(0);
+  });
+
+  it("prune brings a cache down to a lowered maxEntries, oldest generation first", async () => {
+    const kv = mapKeyValue();
+    const cache = new EmbeddingCache(kv, { maxEntries: 100 });
+    await cache.set(Array.from({ length: 9 }, (_, i) => [`k${i}`, vec(i)] as const));
+    expect(await cache.prune(100)).toBe(0);
+    expect(await cache.size()).toBe(9);
+    expect(await cache.prune(3)).toBe(9); // one generation of 9: it goes whole
+    expect(await cache.size()).toBeLessThanOrEqual(3);
     await expect(cache.prune(-1)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(() => new EmbeddingCache(kv, { maxEntries: -1 })).toThrow(/maxEntries/);
   });
 
   it("reads what it lacks from a fallback cache and keeps a copy", async () => {
     const other = new EmbeddingCache(mapKeyValue());
     await other.set([["shared", vec(7, 8)]]);
     const kv = mapKeyValue();
-    const cache = new EmbeddingCache(kv, other);
+    const cache = new EmbeddingCache(kv, { fallback: other });
     expect(Array.from((await cache.get(["shared"])).get("shared") ?? [])).toEqual([7, 8]);
     expect(Array.from((await new EmbeddingCache(kv).get(["shared"])).get("shared") ?? [])).toEqual([
       7, 8,
