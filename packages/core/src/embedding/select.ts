@@ -64,7 +64,7 @@ export async function selectEmbedders(
     for (const id of AUTO_PROVIDER_ORDER) {
       const provider = await load(registry, id);
       if (!provider) {
-        notes.push(`${id}: driver not installed`);
+        notes.push(`${id}: driver not installed (@engram/embed-${id})`);
         continue;
       }
       const settings = settingsOf(provider, true);
@@ -98,7 +98,7 @@ export async function selectEmbedders(
     if (id === primary.provider.id) continue;
     const provider = await load(registry, id);
     if (!provider) {
-      notes.push(`fallback ${id}: driver not installed`);
+      notes.push(`fallback ${id}: driver not installed (@engram/embed-${id})`);
       continue;
     }
     const settings = settingsOf(provider, false);
