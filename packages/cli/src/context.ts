@@ -1,5 +1,6 @@
 import { EngramError, type Memory } from "@engram/core";
 import type { Command } from "commander";
+import { type Io, warn } from "./output.js";
 import { openMemory, workspaceDir } from "./workspace.js";
 
 /** Options every command accepts. */
@@ -8,6 +9,21 @@ export interface GlobalOptions {
   json?: boolean;
   /** Store driver overriding the config's `store.driver`. */
   store?: string;
+}
+
+/** The output of each program `createProgram` built (commands find it through their root). */
+const programIo = new WeakMap<Command, Io>();
+
+/** Remember that `program` writes to `io`. */
+export function setProgramIo(program: Command, io: Io): void {
+  programIo.set(program, io);
+}
+
+/** The output `cmd`'s program writes to, if it was built by `createProgram`. */
+export function ioOf(cmd: Command): Io | undefined {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  return programIo.get(root);
 }
 
 /** The global options as seen from a subcommand. */
@@ -26,6 +42,9 @@ export async function withMemory<T>(
     store: options.store,
     ...openOptions,
   });
+  // A provider named in the config that cannot run is said once, on stderr; the command goes on.
+  const io = ioOf(cmd);
+  if (io) for (const text of memory.warnings) warn(io, text);
   try {
     return await fn(memory, options);
   } finally {

@@ -10,21 +10,10 @@ import {
  * the one place that knows every driver.
  */
 const STORES: Record<string, (options: Record<string, unknown>) => Promise<StoreFactory>> = {
-  // path and the memory options from store.options (the store checks their values).
+  // Every store.options key goes to the driver, which refuses the ones it does not know.
   sqlite: async (options) => {
     const { sqliteStore } = await import("@engram/store-sqlite");
-    const { path } = options;
-    const numbers = Object.fromEntries(
-      [
-        "vectorMemoryMb",
-        "vectorMemoryAfterSearches",
-        "keywordMemoryMb",
-        "keywordMemoryAfterSearches",
-        "keywordMemoryBackgroundAbove",
-        "vectorMemoryBackgroundAbove",
-      ].flatMap((key) => (options[key] !== undefined ? [[key, options[key] as number]] : [])),
-    );
-    return sqliteStore({ ...(typeof path === "string" ? { path } : {}), ...numbers });
+    return sqliteStore(options);
   },
   // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.
   memory: async (options) => {

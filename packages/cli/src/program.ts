@@ -16,6 +16,7 @@ import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
 import { registerWatch } from "./commands/watch.js";
+import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError, usageError } from "./output.js";
 
 const { version } = JSON.parse(
@@ -45,6 +46,7 @@ export function createProgram(io: Io = processIo): Command {
       outputError: () => {},
     })
     .exitOverride();
+  setProgramIo(program, io);
   for (const register of [
     registerInit,
     registerAdd,

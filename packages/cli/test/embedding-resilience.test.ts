@@ -1,62 +1,8 @@
-import { createMemory, type Embedder, EmbeddingError, type Memory } from "@engram/core";
-import { createHashingEmbedder } from "@engram/core/testing";
+import { createMemory, type Embedder, type Memory } from "@engram/core";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptedProvider } from "./fixtures/scripted-provider.js";
 import { removeDir, tempDir, writeFiles } from "./helpers.js";
-
-/**
- * A provider whose calls succeed or fail as the test scripts: `fail(kind)` makes every call from
- * now on throw that EmbeddingError (one per attempt, as a real driver does), `heal()` stops it.
- * Core's retry, circuit breaker, fallback and pending-vector bookkeeping are what is under test;
- * the real drivers' wire formats are tested in their own packages.
- */
-function scriptedProvider(id: string, options: { failAfterCalls?: number } = {}) {
-  const inner = createHashingEmbedder({ dims: 32, model: `${id}-model` });
-  let failure: EmbeddingError["kind"] | undefined;
-  let calls = 0;
-  let texts = 0;
-  const maybeFail = () => {
-    calls++;
-    if (options.failAfterCalls !== undefined && calls > options.failAfterCalls && !failure) {
-      failure = "server";
-    }
-    if (failure) throw new EmbeddingError(failure, id, `scripted ${failure}`);
-  };
-  const embedder: Embedder & {
-    calls: number;
-    texts: number;
-    fail(kind: EmbeddingError["kind"]): void;
-    heal(): void;
-  } = {
-    id,
-    model: inner.model,
-    dims: inner.dims,
-    maxBatchSize: 4,
-    get calls() {
-      return calls;
-    },
-    get texts() {
-      return texts;
-    },
-    fail(kind) {
-      failure = kind;
-    },
-    heal() {
-      failure = undefined;
-      options.failAfterCalls = undefined;
-    },
-    async embedQuery(text) {
-      maybeFail();
-      return inner.embedQuery(text);
-    },
-    async embedBatch(batch) {
-      maybeFail();
-      texts += batch.length;
-      return inner.embedBatch(batch);
-    },
-  };
-  return embedder;
-}
 
 const FAST = {
   retry: { retries: 2, minDelayMs: 1, maxDelayMs: 2 },

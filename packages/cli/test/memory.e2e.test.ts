@@ -110,7 +110,7 @@ describe("memory on SQLite", () => {
     expect(embedder.batchCalls).toBe(calls);
   });
 
-  it("a changed embedding identity rebuilds the index; vectors of two models never meet", async () => {
+  it("a changed embedding identity switches the vectors; vectors of two models never meet", async () => {
     await writeFiles(ws, { "MEMORY.md": "alpha beta gamma\n" });
     const a = await memoryOf({ embedder: createHashingEmbedder({ dims: 16 }) });
     await a.sync();
@@ -120,10 +120,14 @@ describe("memory on SQLite", () => {
     expect(before.degraded).toBe(true);
     expect(before.degradedReason).toContain("hashing/hashing-16/16");
     const report = await b.sync();
-    expect(report?.rebuilt).toBe(true);
-    expect(report?.rebuildReasons.join()).toContain(
-      "hashing/hashing-16/16 → hashing/hashing-24/24",
-    );
+    // Only the vectors change: the keyword index stays while they are replaced.
+    expect(report?.rebuilt).toBe(false);
+    expect(report?.vectorSwitch).toMatchObject({
+      from: "hashing/hashing-16/16",
+      to: "hashing/hashing-24/24",
+      switched: true,
+      keptKeywordIndex: true,
+    });
     expect(await b.store.dims()).toBe(24);
     expect((await b.search("alpha")).degraded).toBe(false);
   });

@@ -10,7 +10,6 @@ export * from "./config/index.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
 export * from "./lifecycle/index.js";
-export * from "./model/index.js";
 export {
   createMemory,
   Memory,
@@ -19,6 +18,7 @@ export {
   type MemorySyncOptions,
   type ProviderStatus,
 } from "./memory.js";
+export * from "./model/index.js";
 export {
   type GroupScopeParts,
   keepForGroup,

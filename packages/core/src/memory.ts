@@ -3,21 +3,15 @@ import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
 import { EmbedderChain } from "./embedding/chain.js";
-import type { CircuitState } from "./embedding/circuit-breaker.js";
 import type { Embedder } from "./embedding/embedder.js";
-import {
-  describeEmbedding,
-  type EmbeddingIdentity,
-  embeddingIdentity,
-  IDENTITY_META_KEY,
-  identityChanges,
-  indexIdentity,
-  parseIdentity,
-} from "./embedding/identity.js";
-import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
+import { HEALTH_META_KEY, healthJson, restoreHealth } from "./embedding/health.js";
+import { IDENTITY_META_KEY, parseIdentity } from "./embedding/identity.js";
+import { indexProvider, missingProviderReason } from "./embedding/index-provider.js";
+import type { ResilientEmbedder } from "./embedding/resilient.js";
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
 import { RecallLog } from "./lifecycle/recall.js";
+import { buildStatus, type MemoryStatus } from "./memory-status.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -26,17 +20,9 @@ import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
 import { DirtyPaths } from "./sync/dirty-paths.js";
 import { estimateSync, type SyncEstimate } from "./sync/estimate.js";
-import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
-import { EmbeddingAborted, runSync, type SyncOptions } from "./sync/indexer.js";
-import { planSync } from "./sync/plan.js";
-import {
-  CACHE_STATS_META_KEY,
-  LAST_SYNC_META_KEY,
-  PENDING_VECTORS_META_KEY,
-  parseCacheStats,
-  parsePendingPaths,
-  type SyncReport,
-} from "./sync/report.js";
+import type { SyncOptions } from "./sync/indexer.js";
+import { syncWithProviders } from "./sync/provider-sync.js";
+import { PENDING_VECTORS_META_KEY, parsePendingPaths, type SyncReport } from "./sync/report.js";
 import { type MemoryWatchOptions, startWatch } from "./sync/watch-session.js";
 import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
@@ -47,6 +33,8 @@ import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
 import { createTierResolver } from "./workspace/tiers.js";
+
+export type { MemoryStatus, ProviderStatus } from "./memory-status.js";
 
 /** How to open a workspace's memory. */
 export interface MemoryOptions {
@@ -87,61 +75,6 @@ export interface MemorySyncOptions extends SyncOptions {
   lockTimeoutMs?: number;
 }
 
-/** What `engram status` shows. */
-export interface MemoryStatus {
-  workspace: string;
-  store: { kind: string; files: number; chunks: number; vectors: number; bytes?: number };
-  /** The provider the index is (or will be) embedded with, or null (keyword only). */
-  embedding: EmbeddingIdentity | null;
-  /** Every configured provider in order (primary first), with its health in this process. */
-  providers: ProviderStatus[];
-  /** Why providers were passed over when they were chosen from the config (e.g. no API key). */
-  providerNotes: string[];
-  /**
-   * The embedding cache: entries, and lookups by syncs since the index was created (a hit is a
-   * vector not paid for); `hitRate` is null before the first lookup.
-   */
-  cache: {
-    entries: number;
-    maxEntries: number;
-    hits: number;
-    misses: number;
-    hitRate: number | null;
-  } | null;
-  /** Files indexed for keyword search whose vectors are still owed. */
-  vectorsPending: number;
-  /** The identity the index was built with, and whether it differs from the wanted one. */
-  index: { embedding: EmbeddingIdentity | null; analyzer: string | null; rebuildNeeded: string[] };
-  /**
-   * Files added or modified (by mtime/size) and removed since the last sync; `deferred`: session
-   * transcripts that grew by less than the sessions delta (re-indexed once they pass it).
-   */
-  pending: { changed: number; removed: number; deferred: number; paths: string[] };
-  lastSync: SyncReport | null;
-  /** Milliseconds since the last sync finished, or null when there was none. */
-  lastSyncAgeMs: number | null;
-  /** The watcher of this workspace (any process), from its heartbeat file `.engram/watch.json`. */
-  watcher: WatcherHealth;
-  /** Session transcripts (null when `sessions.enabled` is false): how many are indexed. */
-  sessions: { indexed: number; deferred: number } | null;
-  /** True when hybrid search would answer from keywords alone. */
-  degraded: boolean;
-}
-
-/** One configured embedding provider, as `engram status` shows it. */
-export interface ProviderStatus {
-  identity: EmbeddingIdentity;
-  /** True for the primary; false for fallbacks. */
-  primary: boolean;
-  /** True when the index holds this provider's vectors. */
-  active: boolean;
-  circuit: CircuitState;
-  stats: ProviderStats;
-}
-
-/** Meta key where provider health is kept between processes. */
-const HEALTH_META_KEY = "engram.providerHealth";
-
 /**
  * Open a workspace's memory: load and validate the config, open the store, and return the
  * {@link Memory} every operation goes through.
@@ -173,42 +106,41 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       : options.store;
   await store.init();
   const layout = resolveLayout(config);
+  const given = options.embedder ?? [];
   const selection =
     options.embedder === undefined && options.providers
       ? await selectEmbedders(config.embedding, options.providers, options.env)
-      : { embedders: options.embedder ?? [], notes: [] };
-  const given = selection.embedders;
-  const chain = new EmbedderChain(Array.isArray(given) ? given : [given as Embedder], {
+      : {
+          embedders: Array.isArray(given) ? given : [given as Embedder],
+          notes: [],
+          warnings: [],
+          // An embedder the caller passes is one they chose.
+          explicit: options.embedder !== undefined && options.embedder !== null,
+        };
+  const chain = new EmbedderChain(selection.embedders, {
     retry: config.embedding.retry,
     circuit: config.embedding.circuit,
   });
-  const [identityJson, healthJson] = await Promise.all([
+  const [identityJson, savedHealth] = await Promise.all([
     store.getMeta(IDENTITY_META_KEY),
     store.getMeta(HEALTH_META_KEY),
   ]);
-  restoreHealth(chain, parseJson<Record<string, HealthRecord>>(healthJson ?? undefined));
-  const indexed = chain.find(parseIdentity(identityJson)?.embedding);
+  restoreHealth(chain, savedHealth);
+  const owner = indexProvider(chain, parseIdentity(identityJson)?.embedding, selection.explicit);
   return new Memory({
     workspace,
     config,
     store,
     analyzer: createAnalyzer(config.analyzer),
-    embedder: indexed ?? chain.primary,
+    embedder: owner.current ?? (owner.keep ? null : chain.primary),
     chain,
+    explicitProvider: selection.explicit,
     providerNotes: selection.notes,
+    warnings: selection.warnings,
+    savedHealth: savedHealth ?? null,
     tierOf: createTierResolver(layout.tiers, config.defaultTier),
     clock: options.clock ?? systemClock,
   });
-}
-
-type HealthRecord = Pick<CircuitState, "failures" | "openUntil" | "lastError" | "lastErrorCode">;
-
-function restoreHealth(chain: EmbedderChain, saved: Record<string, HealthRecord> | null): void {
-  if (!saved) return;
-  for (const member of chain.members) {
-    const record = saved[member.describe()];
-    if (record) member.breaker.restore(record);
-  }
 }
 
 /**
@@ -224,7 +156,21 @@ export class Memory {
   readonly embedders: EmbedderChain;
   /** The provider the index is (or will next be) embedded with; null: keyword only. */
   #embedder: ResilientEmbedder | null;
+  /** True when the user named the provider (it may replace an index's vectors). */
+  readonly #explicitProvider: boolean;
   readonly #providerNotes: string[];
+  /** The providers' health as last read from or written to the index (saved when it changes). */
+  #savedHealth: string | null;
+  /** The owed-vector paths as last read, by their stored JSON (parsed once per change). */
+  #owed: { json: string | undefined; paths: ReadonlySet<string> } = {
+    json: undefined,
+    paths: new Set(),
+  };
+  /**
+   * Problems found while opening that the host should show once, e.g. a provider named in the
+   * config that cannot run (memory is written and searched by keywords meanwhile).
+   */
+  readonly warnings: readonly string[];
   readonly #ctx: IndexContext;
   readonly #clock: Clock;
   readonly #syncs: Coalescer<MemorySyncOptions, SyncReport | undefined>;
@@ -232,6 +178,7 @@ export class Memory {
   readonly #dirty = new DirtyPaths();
   readonly #watchers = new Set<Watcher>();
   #closed = false;
+  #closing: Promise<void> | undefined;
   #layout: ResolvedLayout | undefined;
   /** Search hits and reads per short-term stretch: what promotion candidates are scored on. */
   readonly recall: RecallLog;
@@ -242,10 +189,16 @@ export class Memory {
       clock: Clock;
       chain: EmbedderChain;
       embedder: ResilientEmbedder | null;
+      explicitProvider?: boolean;
       providerNotes?: readonly string[];
+      warnings?: readonly string[];
+      savedHealth?: string | null;
     },
   ) {
     this.#providerNotes = [...(parts.providerNotes ?? [])];
+    this.#explicitProvider = parts.explicitProvider ?? parts.embedder !== null;
+    this.warnings = [...(parts.warnings ?? [])];
+    this.#savedHealth = parts.savedHealth ?? null;
     this.workspace = parts.workspace;
     this.config = parts.config;
     this.store = parts.store;
@@ -331,6 +284,9 @@ export class Memory {
    */
   async estimateSync(): Promise<SyncEstimate> {
     this.#assertOpen();
+    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding;
+    const owner = indexProvider(this.embedders, stored, this.#explicitProvider);
+    if (owner.keep) return estimateSync({ ...this.#ctx, embedder: null, vectors: owner.stored });
     const current = this.#embedder;
     const embedder = current?.breaker.allows()
       ? current
@@ -338,58 +294,28 @@ export class Memory {
     return estimateSync({ ...this.#ctx, embedder });
   }
 
-  /**
-   * Run a sync with the first provider that can embed. A provider that fails midway hands over to
-   * the next one (which rebuilds the vectors, from the cache where it can) only after that one has
-   * answered a probe, so an outage never swaps a working index for a broken one. When no provider
-   * can embed, the index keeps its identity: changed files become keyword-searchable now and their
-   * vectors are owed to a later sync.
-   */
   async #syncWithFallback(options: MemorySyncOptions): Promise<SyncReport> {
-    const chain = this.embedders;
-    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding;
-    const current = chain.find(stored);
     try {
-      const candidates = chain.members.filter((m) => m.breaker.allows());
-      for (const [i, candidate] of candidates.entries()) {
-        const switching = candidate !== current && current !== undefined;
-        if (switching && !(await probe(candidate, options.signal))) continue;
-        const last = i === candidates.length - 1;
-        try {
-          const report = await runSync(
-            { ...this.#ctx, embedder: candidate },
-            {
-              ...options,
-              onEmbeddingFailure: last ? "pending" : "abort",
-              fallbackUsed: chain.isFallback(candidate),
-            },
-          );
-          this.#embedder = candidate;
-          return report;
-        } catch (error) {
-          if (!(error instanceof EmbeddingAborted)) throw error;
-        }
-      }
-      // Nobody can embed now: keep the index's identity and owe the vectors.
-      const keep = current ?? chain.primary;
-      this.#embedder = keep;
-      return await runSync(
-        { ...this.#ctx, embedder: keep },
-        { ...options, fallbackUsed: chain.isFallback(keep) },
+      const { report, embedder } = await syncWithProviders(
+        this.#ctx,
+        this.embedders,
+        options,
+        this.#explicitProvider,
       );
+      this.#embedder = embedder;
+      return report;
     } finally {
       await this.#saveHealth();
     }
   }
 
+  /** Persist the providers' circuits when they changed, so the next process knows a pause. */
   async #saveHealth(): Promise<void> {
     if (!this.embedders.members.length) return;
-    const health: Record<string, HealthRecord> = {};
-    for (const member of this.embedders.members) {
-      const { failures, openUntil, lastError, lastErrorCode } = member.circuit();
-      health[member.describe()] = { failures, openUntil, lastError, lastErrorCode };
-    }
-    await this.store.setMeta(HEALTH_META_KEY, JSON.stringify(health));
+    const json = healthJson(this.embedders);
+    if (json === this.#savedHealth) return;
+    await this.store.setMeta(HEALTH_META_KEY, json);
+    this.#savedHealth = json;
   }
 
   /**
@@ -404,25 +330,37 @@ export class Memory {
       });
     }
     if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
+    const [identityJson, owedJson] = await Promise.all([
+      this.store.getMeta(IDENTITY_META_KEY),
+      this.store.getMeta(PENDING_VECTORS_META_KEY),
+    ]);
     // The query is embedded by the provider whose vectors the index holds, never another one.
-    const stored = parseIdentity(await this.store.getMeta(IDENTITY_META_KEY))?.embedding ?? null;
-    const embedder = this.embedders.find(stored) ?? this.#embedder;
-    const run = (opts: SearchOptions) =>
-      search(
-        {
-          store: this.store,
-          analyzer: this.analyzer,
-          embedder,
-          fallback: this.embedders.isFallback(embedder),
-          indexed: stored,
-          config: this.config.search,
-        },
-        query,
-        opts,
-      ).then((response) => {
+    const stored = parseIdentity(identityJson)?.embedding ?? null;
+    const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
+    const owed = this.#owedPaths(owedJson);
+    const run = async (opts: SearchOptions) => {
+      try {
+        const response = await search(
+          {
+            store: this.store,
+            analyzer: this.analyzer,
+            embedder,
+            fallback: this.embedders.isFallback(embedder),
+            indexed: stored,
+            owed,
+            ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
+            config: this.config.search,
+          },
+          query,
+          opts,
+        );
         this.recall.noteSearch(query, response.results);
         return response;
-      });
+      } finally {
+        // A provider that failed (or recovered) during the query: the next process knows.
+        if (embedder) await this.#saveHealth();
+      }
+    };
     if (options.scope !== "group") return run(options);
     return searchGroupScope(run, options, {
       workspace: this.workspace,
@@ -478,75 +416,22 @@ export class Memory {
     return result;
   }
 
+  #owedPaths(json: string | undefined): ReadonlySet<string> {
+    if (json !== this.#owed.json) this.#owed = { json, paths: new Set(parsePendingPaths(json)) };
+    return this.#owed.paths;
+  }
+
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [stats, storedJson, lastJson, pendingJson, cacheJson, cacheEntries, plan, heartbeat] =
-      await Promise.all([
-        this.store.stats(),
-        this.store.getMeta(IDENTITY_META_KEY),
-        this.store.getMeta(LAST_SYNC_META_KEY),
-        this.store.getMeta(PENDING_VECTORS_META_KEY),
-        this.store.getMeta(CACHE_STATS_META_KEY),
-        this.store.cache && this.config.cache.enabled ? this.store.cache.size() : undefined,
-        planSync(this.#ctx),
-        readHeartbeat(this.workspace),
-      ]);
-    const stored = parseIdentity(storedJson);
-    const wanted = indexIdentity({
-      analyzer: this.analyzer.id,
-      chunking: this.config.chunking,
-      embedder: this.embedder,
+    return buildStatus({
+      ...this.#ctx,
+      chain: this.embedders,
+      embedder: this.#embedder,
+      explicitProvider: this.#explicitProvider,
+      providerNotes: this.#providerNotes,
+      warnings: this.warnings,
     });
-    const rebuildNeeded = identityChanges(stored, wanted);
-    const lastSync = parseJson<SyncReport>(lastJson);
-    const lookups = parseCacheStats(cacheJson);
-    const looked = lookups.hits + lookups.misses;
-    const activeKey = describeEmbedding(stored?.embedding);
-    return {
-      workspace: this.workspace,
-      store: { kind: this.store.kind, ...stats },
-      embedding: this.embedder ? embeddingIdentity(this.embedder) : null,
-      providers: this.embedders.members.map((m) => ({
-        identity: embeddingIdentity(m),
-        primary: m === this.embedders.primary,
-        active: m.describe() === activeKey,
-        circuit: m.circuit(),
-        stats: { ...m.stats },
-      })),
-      providerNotes: [...this.#providerNotes],
-      cache:
-        cacheEntries === undefined
-          ? null
-          : {
-              entries: cacheEntries,
-              maxEntries: this.config.cache.maxEntries,
-              ...lookups,
-              hitRate: looked > 0 ? lookups.hits / looked : null,
-            },
-      vectorsPending: parsePendingPaths(pendingJson).length,
-      index: {
-        embedding: stored?.embedding ?? null,
-        analyzer: stored?.analyzer ?? null,
-        rebuildNeeded,
-      },
-      pending: {
-        changed: plan.changed.length,
-        removed: plan.removed.length,
-        deferred: plan.deferred.length,
-        paths: [...plan.changed.map((f) => f.path), ...plan.removed].slice(0, 50),
-      },
-      lastSync,
-      lastSyncAgeMs: lastSync ? Math.max(0, Date.now() - Date.parse(lastSync.finishedAt)) : null,
-      watcher: watcherHealth(heartbeat),
-      sessions: this.config.sessions.enabled
-        ? {
-            indexed: [...plan.known.values()].filter((r) => r.source === "sessions").length,
-            deferred: plan.deferred.length,
-          }
-        : null,
-      degraded: !this.embedder || !stored?.embedding || rebuildNeeded.length > 0,
-    };
   }
 
   /**
@@ -573,12 +458,26 @@ export class Memory {
     };
   }
 
-  /** Stop watchers, wait for a sync in flight, close the store and the embedder. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  /**
+   * Stop watchers, wait for a sync in flight, index what this process wrote (waiting up to 15 s for
+   * another process's sync), close the store and the embedder. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     await Promise.all([...this.#watchers].map((w) => w.close()));
     await this.#syncs.settled();
+    // What this process wrote is indexed before it lets go, even when another process held the
+    // sync lock at the time of the write (the files keep it regardless; this keeps the index fresh).
+    if (this.#dirty.size) {
+      await this.sync({ paths: this.#dirty.paths(), lockTimeoutMs: CLOSE_SYNC_TIMEOUT_MS }).catch(
+        () => undefined,
+      );
+    }
+    this.#closed = true;
     await this.recall.flush();
     await this.store.close();
     await this.embedders.close();
@@ -593,6 +492,9 @@ export class Memory {
   }
 }
 
+/** How long `close()` waits for another process's sync before leaving its writes to the next one. */
+const CLOSE_SYNC_TIMEOUT_MS = 15_000;
+
 function chain<T>(
   a?: (value: T) => void,
   b?: (value: T) => void,
@@ -602,23 +504,4 @@ function chain<T>(
     a(value);
     b(value);
   };
-}
-
-function parseJson<T>(json: string | undefined): T | null {
-  if (!json) return null;
-  try {
-    return JSON.parse(json) as T;
-  } catch {
-    return null;
-  }
-}
-
-/** One cheap call proving a provider answers before the index is rebuilt with it. */
-async function probe(embedder: Embedder, signal: AbortSignal | undefined): Promise<boolean> {
-  try {
-    await embedder.embedQuery("engram provider check", signal);
-    return true;
-  } catch {
-    return false;
-  }
 }

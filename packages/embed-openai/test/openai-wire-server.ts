@@ -81,6 +81,8 @@ export interface OpenAIWireServer {
   once(route: string, responder: Responder): void;
   /** Answer every request to `route` with `responder`. */
   always(route: string, responder: Responder): void;
+  /** Stop answering `route` with what {@link always} set: serve it normally again. */
+  heal(route: string): void;
   batch: BatchBehaviour;
   files: Map<string, StoredFile>;
   batches: Map<string, BatchObject>;
@@ -430,6 +432,9 @@ export async function startOpenAIWireServer(
     },
     always(route, responder) {
       persistent.set(route, responder);
+    },
+    heal(route) {
+      persistent.delete(route);
     },
     get batch() {
       return state.batch;

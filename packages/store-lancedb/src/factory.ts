@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
-import type { StoreFactory } from "@engram/core";
+import { checkStoreOptions, type StoreFactory } from "@engram/core";
 import { LanceDbStore } from "./lancedb-store.js";
 import { parseLocation } from "./location.js";
 import {
@@ -24,6 +24,14 @@ export function createLanceDbStore(options: LanceDbStoreOptions): LanceDbStore {
  * scheme (`s3://…`, `gs://…`, `az://…`, `memory://…`) passes through unchanged.
  */
 export function lancedbStore(options: LanceDbStoreFactoryOptions = {}): StoreFactory {
+  checkStoreOptions("lancedb", options, [
+    "uri",
+    "storageOptions",
+    "readConsistencySeconds",
+    "vectorIndexMinRows",
+    "fulltextStaleFraction",
+    "versionRetentionMs",
+  ] satisfies ReadonlyArray<keyof LanceDbStoreFactoryOptions>);
   return ({ workspace, indexDir }) => {
     const { uri: configured, ...rest } = options;
     return createLanceDbStore({ ...rest, uri: resolveUri(configured, workspace, indexDir) });

@@ -98,6 +98,22 @@ export class ChunkTable {
     }
   }
 
+  /**
+   * Drop every chunk's vector, keeping files, chunks and terms (every index is rebuilt, so the
+   * vector index forgets them and the text index keeps answering the same).
+   */
+  dropVectors(): void {
+    const files = this.fileRecords();
+    const chunks = new Map(
+      [...this.#byPath].map(([path, entries]) => [
+        path,
+        entries.map((e): ChunkRecord => ({ ...e.chunk, terms: [...e.terms], embedding: null })),
+      ]),
+    );
+    this.clear();
+    for (const file of files) this.put(file, chunks.get(file.path) ?? []);
+  }
+
   /** Drop every file and chunk. */
   clear(): void {
     this.#files.clear();

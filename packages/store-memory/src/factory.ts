@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { StoreFactory } from "@engram/core";
+import { checkStoreOptions, type StoreFactory } from "@engram/core";
 import { InMemoryStore } from "./memory-store.js";
 import type { MemoryStoreFactoryOptions, MemoryStoreOptions } from "./options.js";
 
@@ -22,6 +22,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): InMemorySto
  * ```
  */
 export function memoryStore(options: MemoryStoreFactoryOptions = {}): StoreFactory {
+  checkStoreOptions("memory", options, ["snapshotPath", "snapshotIntervalMs", "onSnapshotError"]);
   return ({ workspace }) =>
     createMemoryStore({
       ...options,

@@ -104,15 +104,19 @@ export class InMemoryStore implements MemoryStore {
 
   async reset(options: { dims: number | null }): Promise<void> {
     const { dims } = options;
-    if (dims !== null && !(Number.isInteger(dims) && dims > 0)) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `reset: dims must be a positive integer or null, got ${dims}.`,
-        { hint: "Pass the embedder's dimensions, or null for a keyword-only index." },
-      );
-    }
+    checkDims(dims);
     this.#use("reset the index");
     this.#table.clear();
+    this.#dims = dims;
+    this.#changed();
+  }
+
+  /** Drop every vector and prepare for `dims`; files, chunks and terms stay searchable by text. */
+  async resetVectors(options: { dims: number | null }): Promise<void> {
+    const { dims } = options;
+    checkDims(dims);
+    this.#use("reset the vectors");
+    this.#table.dropVectors();
     this.#dims = dims;
     this.#changed();
   }
@@ -294,4 +298,14 @@ async function fileSize(path: string): Promise<number> {
 
 function defaultSnapshotErrorHandler(error: EngramError): void {
   process.emitWarning(error.describe(), { code: "ENGRAM_SNAPSHOT_FAILED" });
+}
+
+function checkDims(dims: number | null): void {
+  if (dims !== null && !(Number.isInteger(dims) && dims > 0)) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `reset: dims must be a positive integer or null, got ${dims}.`,
+      { hint: "Pass the embedder's dimensions, or null for a keyword-only index." },
+    );
+  }
 }

@@ -1,4 +1,4 @@
-import type { StoreFactory } from "@engram/core";
+import { checkStoreOptions, type StoreFactory } from "@engram/core";
 import { defaultCollectionName } from "./naming.js";
 import type { QdrantStoreFactoryOptions, QdrantStoreOptions } from "./options.js";
 import type { QdrantEnv } from "./options-check.js";
@@ -28,6 +28,15 @@ export function qdrantStore(
   options: QdrantStoreFactoryOptions = {},
   env: QdrantEnv = process.env,
 ): StoreFactory {
+  checkStoreOptions("qdrant", options, [
+    "url",
+    "apiKey",
+    "collection",
+    "batchSize",
+    "timeoutMs",
+    "retry",
+    "exactVectorSearch",
+  ] satisfies ReadonlyArray<keyof QdrantStoreFactoryOptions>);
   return ({ workspace }) =>
     createQdrantStore(
       { ...options, collection: options.collection ?? defaultCollectionName(workspace) },

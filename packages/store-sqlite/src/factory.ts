@@ -1,8 +1,9 @@
 import { isAbsolute, join, resolve } from "node:path";
-import type { MemoryStore, StoreFactory } from "@engram/core";
+import { checkStoreOptions, type MemoryStore, type StoreFactory } from "@engram/core";
 import { isInMemory } from "./connection.js";
 import {
   DEFAULT_FILE_NAME,
+  SQLITE_OPTION_NAMES,
   type SqliteStoreFactoryOptions,
   type SqliteStoreOptions,
 } from "./options.js";
@@ -21,6 +22,7 @@ export function createSqliteStore(options: SqliteStoreOptions): MemoryStore {
  * workspace's index folder (`<workspace>/.engram/index.sqlite`).
  */
 export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFactory {
+  checkStoreOptions("sqlite", options, SQLITE_OPTION_NAMES);
   return ({ workspace, indexDir }) => {
     const configured = options.path;
     const path =

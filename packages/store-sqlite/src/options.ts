@@ -78,3 +78,16 @@ export interface SqliteStoreFactoryOptions {
 
 /** File name of the index inside the workspace's index folder. */
 export const DEFAULT_FILE_NAME = "index.sqlite";
+
+/** Every option {@link sqliteStore} takes (others are refused). */
+export const SQLITE_OPTION_NAMES = [
+  "path",
+  "vectors",
+  "busyTimeoutMs",
+  "vectorMemoryMb",
+  "vectorMemoryAfterSearches",
+  "vectorMemoryBackgroundAbove",
+  "keywordMemoryMb",
+  "keywordMemoryAfterSearches",
+  "keywordMemoryBackgroundAbove",
+] as const satisfies ReadonlyArray<keyof SqliteStoreFactoryOptions>;

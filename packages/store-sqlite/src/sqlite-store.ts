@@ -88,8 +88,19 @@ export class SqliteStore implements MemoryStore {
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
+    if (options.vectors !== undefined && typeof options.vectors !== "boolean") {
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `vectors must be true or false, got ${JSON.stringify(options.vectors)}.`,
+        { hint: "Use false for a keyword-only store, or leave it out." },
+      );
+    }
     this.vectorsEnabled = options.vectors ?? true;
-    this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    this.busyTimeoutMs = wholeNumber(
+      "busyTimeoutMs",
+      options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+      "For example 5000 (the default).",
+    );
     this.vectorMemoryBytes = megabytes(
       "vectorMemoryMb",
       options.vectorMemoryMb ?? DEFAULT_VECTOR_MEMORY_MB,
@@ -179,30 +190,30 @@ export class SqliteStore implements MemoryStore {
 
   async reset(options: { dims: number | null }): Promise<void> {
     const { dims } = options;
-    if (dims !== null && !(Number.isInteger(dims) && dims > 0)) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `reset: dims must be a positive integer or null, got ${dims}.`,
-        {
-          hint: "Pass the embedder's dimensions, or null for a keyword-only index.",
-        },
-      );
-    }
-    if (dims !== null && !this.vectorsEnabled) {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        "reset: this SQLite store was opened with `vectors: false`.",
-        {
-          hint: "Open it with vectors enabled, or reset with dims null for a keyword-only index.",
-        },
-      );
-    }
+    checkResetDims(dims, this.vectorsEnabled);
     this.use("reset the index", (open) => {
       const { sql, vectors } = open;
       inTransaction(open, () => {
         sql.get("DELETE FROM chunks").run();
         sql.get("DELETE FROM files").run();
         open.text.clear();
+        vectors?.recreate(dims);
+        if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
+        else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
+      });
+    });
+  }
+
+  /**
+   * Drop every vector and prepare for `dims` (null: none) in one transaction; files, chunks and
+   * the full-text index stay, so keyword search answers while core writes the new vectors.
+   */
+  async resetVectors(options: { dims: number | null }): Promise<void> {
+    const { dims } = options;
+    checkResetDims(dims, this.vectorsEnabled);
+    this.use("reset the vectors", (open) => {
+      const { sql, vectors } = open;
+      inTransaction(open, () => {
         vectors?.recreate(dims);
         if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
         else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
@@ -481,5 +492,27 @@ function fileSize(path: string): number {
     return statSync(path).size;
   } catch {
     return 0;
+  }
+}
+
+/** `dims` must be a positive integer, or null; a store opened without vectors takes only null. */
+function checkResetDims(dims: number | null, vectorsEnabled: boolean): void {
+  if (dims !== null && !(Number.isInteger(dims) && dims > 0)) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `reset: dims must be a positive integer or null, got ${dims}.`,
+      {
+        hint: "Pass the embedder's dimensions, or null for a keyword-only index.",
+      },
+    );
+  }
+  if (dims !== null && !vectorsEnabled) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      "reset: this SQLite store was opened with `vectors: false`.",
+      {
+        hint: "Open it with vectors enabled, or reset with dims null for a keyword-only index.",
+      },
+    );
   }
 }

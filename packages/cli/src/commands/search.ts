@@ -70,6 +70,14 @@ export function registerSearch(program: Command, io: Io): void {
 function printResults(io: Io, response: SearchResponse): void {
   const c = palette(io.stdout, io.env);
   if (response.degraded) line(io, c.yellow(`(keyword search only: ${response.degradedReason})`));
+  if (response.vectorsOwed) {
+    line(
+      io,
+      c.yellow(
+        `(${response.vectorsOwed} file(s) still owe their vectors: found by their keywords until engram sync embeds them)`,
+      ),
+    );
+  }
   if (!response.results.length) {
     line(io, `No results for "${response.query}".`);
     return;

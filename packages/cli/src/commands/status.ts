@@ -63,6 +63,9 @@ function printStatus(io: Io, s: MemoryStatus): void {
     io,
     `Embedding   ${s.embedding ? describeEmbedding(s.embedding) : "none (keyword search only)"}${s.degraded && s.embedding ? " — degraded" : ""}`,
   );
+  if (s.degradedReason && (s.embedding || s.index.embedding)) {
+    line(io, `  degraded  ${s.degradedReason}`);
+  }
   for (const p of s.providers) {
     const role = p.primary ? "primary" : "fallback";
     const circuit =

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { parseFallback } from "../embedding/fallback.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
@@ -63,8 +64,27 @@ export const configSchema = v.strictObject(
           provider: v.optional(v.pipe(v.string(), v.minLength(1)), "auto"),
           /** Model of the chosen provider (shorthand for `providers.<id>.model`). */
           model: v.optional(v.pipe(v.string(), v.minLength(1))),
-          /** Providers tried in order when the chosen one fails (e.g. `["local"]`). */
-          fallback: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+          /**
+           * Providers tried in order when the chosen one fails (e.g. `["local"]`, or one id as a
+           * string); `"none"`, last, means keyword search from there on.
+           */
+          fallback: v.optional(
+            v.pipe(
+              v.union([
+                v.pipe(v.string(), v.minLength(1)),
+                v.array(v.pipe(v.string(), v.minLength(1))),
+              ]),
+              v.rawTransform(({ dataset, addIssue, NEVER }) => {
+                try {
+                  return parseFallback(dataset.value);
+                } catch (error) {
+                  addIssue({ message: (error as Error).message });
+                  return NEVER;
+                }
+              }),
+            ),
+            [],
+          ),
           /** Settings per provider id (`apiKey`, `baseUrl`, `modelPath`, …; see each driver's README). */
           providers: v.optional(v.record(v.string(), v.record(v.string(), v.unknown())), {}),
           /** Estimated tokens one sync may send; the rest is embedded by the next sync. */

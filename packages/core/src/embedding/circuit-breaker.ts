@@ -53,9 +53,20 @@ export class CircuitBreaker {
     return true;
   }
 
-  /** Mark the start of a call; in half-open state it becomes the one trial call. */
-  begin(): void {
-    if (this.#openUntil !== null && this.#now() >= this.#openUntil) this.#trial = true;
+  /**
+   * Mark the start of a call; in half-open state it becomes the one trial call (returns true then).
+   */
+  begin(): boolean {
+    if (this.#openUntil !== null && this.#now() >= this.#openUntil) {
+      this.#trial = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** True while the half-open trial call is in flight (other calls wait for its outcome). */
+  get trialInFlight(): boolean {
+    return this.#trial;
   }
 
   /** The call succeeded: close the circuit. */

@@ -3,7 +3,8 @@ import { EngramError } from "../errors.js";
 import type { EmbeddingCacheStore } from "../store/store.js";
 import { estimateTokens } from "../text/tokens.js";
 import type { Embedder } from "./embedder.js";
-import { describeEmbedding, embeddingIdentity } from "./identity.js";
+import { describeEmbedding, type EmbeddingIdentity, embeddingIdentity } from "./identity.js";
+import { checkVectors } from "./vectors.js";
 
 /** A text to embed, with the sha256 of its content (the cache key's last part). */
 export interface EmbedInput {
@@ -25,8 +26,13 @@ export interface EmbedStats {
  * of another model or endpoint can never be served from the cache.
  */
 export function embeddingCacheKey(embedder: Embedder, textHash: string): string {
+  return cacheKeyOf(embeddingIdentity(embedder), textHash);
+}
+
+/** The cache key of a text for vectors of `identity` (see {@link embeddingCacheKey}). */
+export function cacheKeyOf(identity: EmbeddingIdentity, textHash: string): string {
   return createHash("sha256")
-    .update(describeEmbedding(embeddingIdentity(embedder)))
+    .update(describeEmbedding(identity))
     .update("\n")
     .update(textHash)
     .digest("hex");
@@ -141,22 +147,4 @@ function* batches<T extends [string, number[]]>(
     tokens += cost;
   }
   if (batch.length) yield batch;
-}
-
-function checkVectors(out: readonly Float32Array[], expected: number, embedder: Embedder): void {
-  const bad =
-    out.length !== expected
-      ? `returned ${out.length} vectors for ${expected} texts`
-      : out.find((v) => v.length !== embedder.dims)
-        ? `returned a vector whose size is not ${embedder.dims}`
-        : undefined;
-  if (bad) {
-    throw new EngramError(
-      "EMBEDDING_FAILED",
-      `embedding provider ${embedder.id}/${embedder.model} ${bad}`,
-      {
-        hint: "check the provider's model and dimensions settings",
-      },
-    );
-  }
 }

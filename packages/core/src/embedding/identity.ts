@@ -51,18 +51,48 @@ export const INDEX_FORMAT = 2;
 /** The meta key under which a store records the identity. */
 export const IDENTITY_META_KEY = "engram.identity";
 
-/** The identity of an index built with these parts. */
+/**
+ * The identity of an index built with these parts: its vectors are `embedding`'s when given, else
+ * `embedder`'s (null: keyword only).
+ */
 export function indexIdentity(parts: {
   analyzer: string;
   chunking: IdentityChunking;
-  embedder: Embedder | null;
+  embedder?: Embedder | null;
+  embedding?: EmbeddingIdentity | null;
 }): IndexIdentity {
   return {
     format: INDEX_FORMAT,
     analyzer: parts.analyzer,
     chunking: canonicalChunking(parts.chunking),
-    embedding: parts.embedder ? embeddingIdentity(parts.embedder) : null,
+    embedding:
+      parts.embedding !== undefined
+        ? parts.embedding
+        : parts.embedder
+          ? embeddingIdentity(parts.embedder)
+          : null,
   };
+}
+
+/**
+ * True when two identities differ only in their vectors (provider, model, dims or endpoint): the
+ * keyword index can stay while the vectors are switched.
+ */
+export function onlyVectorsDiffer(stored: IndexIdentity, wanted: IndexIdentity): boolean {
+  return (
+    stored.format === wanted.format &&
+    stored.analyzer === wanted.analyzer &&
+    describeChunking(stored.chunking) === describeChunking(wanted.chunking) &&
+    describeEmbedding(stored.embedding) !== describeEmbedding(wanted.embedding)
+  );
+}
+
+/** True when two embedding identities (either may be absent) describe the same vectors. */
+export function sameEmbedding(
+  a: EmbeddingIdentity | null | undefined,
+  b: EmbeddingIdentity | null | undefined,
+): boolean {
+  return describeEmbedding(a) === describeEmbedding(b);
 }
 
 /** Canonical JSON of an identity (stable key order), for storing and comparing. */

@@ -4,6 +4,7 @@ import type { Embedder } from "./embedder.js";
 import { EmbeddingError, isEmbeddingError } from "./errors.js";
 import { describeEmbedding, embeddingIdentity } from "./identity.js";
 import { type RetryHooks, type RetryPolicy, withRetry } from "./retry.js";
+import { checkVectors } from "./vectors.js";
 
 /** What one provider has cost and how it has behaved since it was opened. */
 export interface ProviderStats {
@@ -27,6 +28,8 @@ export class ResilientEmbedder implements Embedder {
   readonly stats: ProviderStats = { requests: 0, retries: 0, failures: 0, texts: 0 };
   readonly #retry: RetryPolicy;
   readonly #hooks: RetryHooks;
+  /** Settles when the half-open trial call in flight ends. */
+  #trial: Promise<void> | undefined;
 
   constructor(
     inner: Embedder,
@@ -75,12 +78,33 @@ export class ResilientEmbedder implements Embedder {
     return this.breaker.state();
   }
 
+  /**
+   * Embed a search query. A search is waiting on it, so it is retried at most once, after a short
+   * delay (a provider asking for a longer wait fails the call and the search answers from BM25).
+   */
   embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    return this.#call((s) => this.inner.embedQuery(text, s), 1, signal);
+    return this.#call(
+      async (s) => {
+        const vector = await this.inner.embedQuery(text, s);
+        checkVectors([vector], 1, this.inner);
+        return vector;
+      },
+      1,
+      signal,
+      queryRetry(this.#retry),
+    );
   }
 
   embedBatch(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    return this.#call((s) => this.inner.embedBatch(texts, s), texts.length, signal);
+    return this.#call(
+      async (s) => {
+        const vectors = await this.inner.embedBatch(texts, s);
+        checkVectors(vectors, texts.length, this.inner);
+        return vectors;
+      },
+      texts.length,
+      signal,
+    );
   }
 
   async close(): Promise<void> {
@@ -91,16 +115,27 @@ export class ResilientEmbedder implements Embedder {
     attempt: (signal?: AbortSignal) => Promise<T>,
     texts: number,
     signal: AbortSignal | undefined,
+    retry: RetryPolicy = this.#retry,
   ): Promise<T> {
-    if (!this.breaker.allows()) throw this.#unavailable();
-    this.breaker.begin();
+    // A half-open circuit lets one trial call through; calls made meanwhile (a sync's other lanes)
+    // wait for its outcome instead of failing with "paused until" a time already past.
+    while (!this.breaker.allows()) {
+      if (!this.#trial) throw this.#unavailable();
+      await this.#trial;
+    }
+    let endTrial: (() => void) | undefined;
+    if (this.breaker.begin()) {
+      this.#trial = new Promise<void>((resolve) => {
+        endTrial = resolve;
+      });
+    }
     try {
       const out = await withRetry(
         (s) => {
           this.stats.requests++;
           return attempt(s);
         },
-        this.#retry,
+        retry,
         {
           ...this.#hooks,
           signal,
@@ -122,6 +157,11 @@ export class ResilientEmbedder implements Embedder {
         retryAfterMs: isEmbeddingError(error) ? error.retryAfterMs : undefined,
       });
       throw error;
+    } finally {
+      if (endTrial) {
+        this.#trial = undefined;
+        endTrial();
+      }
     }
   }
 
@@ -134,6 +174,16 @@ export class ResilientEmbedder implements Embedder {
       { hint: "fix the cause (key, quota, endpoint) or wait; keyword search keeps working" },
     );
   }
+}
+
+/** The retry policy of a query embedding: at most one retry, waiting at most ~1-2 s. */
+function queryRetry(policy: RetryPolicy): RetryPolicy {
+  return {
+    retries: Math.min(policy.retries, 1),
+    minDelayMs: Math.min(policy.minDelayMs, 250),
+    maxDelayMs: Math.min(policy.maxDelayMs, 1_000),
+    maxRetryAfterMs: Math.min(policy.maxRetryAfterMs, 2_000),
+  };
 }
 
 /** True for errors that mean "this provider cannot embed right now" (not a bug in engram). */

@@ -1,3 +1,5 @@
+import { EngramError } from "../errors.js";
+import type { Embedder } from "./embedder.js";
 import { EmbeddingError } from "./errors.js";
 
 /**
@@ -36,4 +38,39 @@ export function unitVector(
 
 function bad(provider: string, problem: string, hint: string | undefined): EmbeddingError {
   return new EmbeddingError("bad_response", provider, problem, hint ? { hint } : {});
+}
+
+/**
+ * Check what a provider returned before anything uses it: one vector per text, each of the
+ * embedder's `dims`, every value a finite number. Core runs it on every call of
+ * every provider (built-in or an integrator's), so a NaN never reaches a store or a ranking.
+ *
+ * @throws EngramError `EMBEDDING_FAILED` when the count or the size is wrong (a setup problem);
+ *   EmbeddingError `bad_response` (retryable) when a value is NaN or infinite.
+ */
+export function checkVectors(
+  out: readonly Float32Array[],
+  expected: number,
+  embedder: Pick<Embedder, "id" | "model" | "dims">,
+): void {
+  const wrong =
+    out.length !== expected
+      ? `returned ${out.length} vectors for ${expected} texts`
+      : out.some((v) => v.length !== embedder.dims)
+        ? `returned a vector whose size is not ${embedder.dims}`
+        : undefined;
+  if (wrong) {
+    throw new EngramError(
+      "EMBEDDING_FAILED",
+      `embedding provider ${embedder.id}/${embedder.model} ${wrong}`,
+      { hint: "check the provider's model and dimensions settings" },
+    );
+  }
+  out.forEach((vector, index) => {
+    for (const x of vector) {
+      if (!Number.isFinite(x)) {
+        throw bad(embedder.id, `embedding ${index} holds ${x}, not a finite number`, undefined);
+      }
+    }
+  });
 }

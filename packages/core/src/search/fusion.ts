@@ -15,15 +15,23 @@ export function normalizeWeights(
     : { vector: 0.5, text: 0.5 };
 }
 
+/** True for chunks whose vectors are owed (they cannot appear in the vector list). */
+export type OwedCheck = (hit: StoreHit) => boolean;
+
+const noneOwed: OwedCheck = () => false;
+
 /**
  * Weighted fusion (the seeds' formula): `score = wv · cosine + wt · 1 / (1 + rank)`, where `rank`
  * is the 0-based position in the BM25 list. Rank, not the raw BM25 value, because BM25 has no
- * fixed scale; negative cosine counts as 0.
+ * fixed scale; negative cosine counts as 0. A chunk whose vector is owed has no cosine to give:
+ * its keyword part is divided by `wt`, the share of the side that could vote, so it lands on the
+ * same 0–1 scale instead of below every threshold.
  */
 export function fuseWeighted(
   vectorHits: readonly StoreHit[],
   textHits: readonly StoreHit[],
   weights: { vector: number; text: number },
+  owed: OwedCheck = noneOwed,
 ): Candidate[] {
   const byId = new Map<string, Candidate>();
   for (const hit of vectorHits) {
@@ -40,6 +48,13 @@ export function fuseWeighted(
     if (existing) {
       existing.score += contribution;
       existing.scores.text = hit.score;
+    } else if (owed(hit) && weights.text > 0) {
+      byId.set(hit.chunk.id, {
+        chunk: hit.chunk,
+        score: contribution / weights.text,
+        scores: { text: hit.score },
+        owed: true,
+      });
     } else {
       byId.set(hit.chunk.id, {
         chunk: hit.chunk,
@@ -53,13 +68,15 @@ export function fuseWeighted(
 
 /**
  * Reciprocal rank fusion: `Σ w / (k + rank + 1)` over the lists, divided by its maximum
- * (`Σ w / (k + 1)`, first in every list), so scores fall in [0, 1] like the other modes.
+ * (`Σ w / (k + 1)`, first in every list), so scores fall in [0, 1] like the other modes. A chunk
+ * whose vector is owed is divided by the maximum of the keyword list alone.
  */
 export function fuseRrf(
   vectorHits: readonly StoreHit[],
   textHits: readonly StoreHit[],
   weights: { vector: number; text: number },
   k: number,
+  owed: OwedCheck = noneOwed,
 ): Candidate[] {
   const lists: Array<[readonly StoreHit[], number, "vector" | "text"]> = [
     [vectorHits, weights.vector, "vector"],
@@ -74,6 +91,13 @@ export function fuseRrf(
       if (existing) {
         existing.score += contribution;
         existing.scores[side] = hit.score;
+      } else if (side === "text" && owed(hit) && weight > 0) {
+        byId.set(hit.chunk.id, {
+          chunk: hit.chunk,
+          score: weight / (k + rank + 1) / (weight / (k + 1)),
+          scores: { text: hit.score },
+          owed: true,
+        });
       } else {
         byId.set(hit.chunk.id, {
           chunk: hit.chunk,

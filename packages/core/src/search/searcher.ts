@@ -46,6 +46,13 @@ export interface SearcherParts {
    * store (null: keyword-only index). Absent: the searcher reads it.
    */
   indexed?: EmbeddingIdentity | null;
+  /**
+   * Paths whose vectors are owed (indexed for keywords while the provider could not embed them):
+   * their chunks are scored on their keywords alone rather than counted as dissimilar.
+   */
+  owed?: ReadonlySet<string>;
+  /** Why there is no vector side, when the caller knows better than "no provider configured". */
+  noVectorsReason?: string;
   config: EngramConfig["search"];
 }
 
@@ -78,7 +85,10 @@ export async function search(
   };
   const pool = maxResults * config.candidateMultiplier;
 
-  const vectorUnavailable = await whyNoVectors(store, embedder, parts.indexed);
+  const vectorUnavailable =
+    !embedder && parts.noVectorsReason
+      ? parts.noVectorsReason
+      : await whyNoVectors(store, embedder, parts.indexed);
   if (requested === "vector" && vectorUnavailable) {
     throw new EngramError(
       "INVALID_ARGUMENT",
@@ -121,20 +131,23 @@ export async function search(
     requested === "hybrid" && degradedReason !== undefined ? "keyword" : requested;
   const weights = normalizeWeights(config.vectorWeight, config.textWeight);
   const fusion = options.fusion ?? config.fusion;
+  const owedPaths = parts.owed;
+  const owed = owedPaths?.size ? (hit: StoreHit) => owedPaths.has(hit.chunk.path) : undefined;
   let candidates: Candidate[];
   if (mode === "keyword") candidates = keywordOnly(textHits);
   else if (mode === "vector") candidates = vectorOnly(vectorHits);
-  else if (fusion === "rrf") candidates = fuseRrf(vectorHits, textHits, weights, config.rrfK);
-  else candidates = fuseWeighted(vectorHits, textHits, weights);
+  else if (fusion === "rrf") candidates = fuseRrf(vectorHits, textHits, weights, config.rrfK, owed);
+  else candidates = fuseWeighted(vectorHits, textHits, weights, owed);
 
-  // An explicit minScore applies everywhere; the default one only where scores are similarities.
+  // An explicit minScore applies everywhere; the default one only where scores are similarities
+  // (not to a chunk whose vector is owed: its score says nothing about similarity).
+  const explicitMin = options.minScore ?? config.minScore;
   const minScore =
-    options.minScore ??
-    config.minScore ??
+    explicitMin ??
     (mode === "vector" || (mode === "hybrid" && fusion === "weighted") ? DEFAULT_MIN_SCORE : 0);
   // Tier weights after the min score (a threshold on similarity), before ranking.
   const kept = applyTierWeights(
-    candidates.filter((c) => c.score >= minScore),
+    candidates.filter((c) => c.score >= minScore || (c.owed && explicitMin === undefined)),
     config.tierWeights,
   ).sort(compareCandidates);
 
@@ -175,6 +188,7 @@ export async function search(
         ? { provider: embedder.id, model: embedder.model, fallback: Boolean(parts.fallback) }
         : {}),
       degraded,
+      ...(c.owed || (degraded && owedPaths?.has(c.chunk.path)) ? { vectorOwed: true } : {}),
     };
   });
   return {
@@ -183,6 +197,7 @@ export async function search(
     results,
     degraded,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
+    ...(owedPaths?.size ? { vectorsOwed: owedPaths.size } : {}),
   };
 }
 

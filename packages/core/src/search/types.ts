@@ -56,6 +56,11 @@ export interface SearchResult {
   fallback?: boolean;
   /** True when the vector side was skipped and keyword search answered alone. */
   degraded: boolean;
+  /**
+   * True when this file's vectors are still owed (the provider failed or the token budget ran out
+   * when it was indexed): it was scored on its keywords alone, on the same 0–1 scale.
+   */
+  vectorOwed?: boolean;
 }
 
 /** The answer to a query. */
@@ -68,6 +73,11 @@ export interface SearchResponse {
   degraded: boolean;
   /** Why the search degraded, in words. */
   degradedReason?: string;
+  /**
+   * Files indexed for keyword search whose vectors are still owed (the next sync embeds them).
+   * Their chunks are found by their keywords meanwhile. Absent when none are owed.
+   */
+  vectorsOwed?: number;
 }
 
 /** A fused candidate before snippets are cut. */
@@ -75,4 +85,6 @@ export interface Candidate {
   chunk: StoredChunk;
   score: number;
   scores: { vector?: number; text?: number };
+  /** True when the chunk has no vector yet (owed): only its keywords could vote. */
+  owed?: boolean;
 }

@@ -9,6 +9,20 @@ const MAX_LIMIT = 2 ** 31 - 1;
  * here so drivers call them instead of each writing their own.
  */
 
+/**
+ * Refuse options a store driver does not know (a typo in `store.options` would otherwise be
+ * ignored silently). Throws `CONFIG_INVALID` naming the option and the ones the driver takes.
+ */
+export function checkStoreOptions(driver: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new EngramError("CONFIG_INVALID", `the ${driver} store has no option "${key}"`, {
+        hint: `check store.options in engram.config.json; the ${driver} store takes: ${known.join(", ")}`,
+      });
+    }
+  }
+}
+
 /** `k` as a result limit: 0 for anything below 1 or not a number, whole, capped for Infinity. */
 export function resultLimit(k: number): number {
   if (!(k >= 1)) return 0;

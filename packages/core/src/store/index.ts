@@ -1,4 +1,10 @@
-export { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
+export {
+  assertChunksFit,
+  assertQueryDims,
+  assertUniqueChunkIds,
+  checkStoreOptions,
+  resultLimit,
+} from "./checks.js";
 export {
   type ChunkPredicate,
   compileFilter,

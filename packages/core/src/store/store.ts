@@ -67,7 +67,14 @@ export interface MemoryStore {
    * Meta and the embedding cache survive. Used when the index identity changes.
    */
   reset(options: { dims: number | null }): Promise<void>;
-  /** Dimensions the store is prepared for, as set by the last `reset` (null: none). */
+  /**
+   * Optional. Drop every vector and prepare for vectors of `dims` dimensions (null: none); files,
+   * chunks and their terms stay, so keyword search keeps answering while core writes the new
+   * vectors file by file. Core switches an index to another embedding model with it; a store
+   * without it is `reset` and rebuilt instead (from the embedding cache, where it can).
+   */
+  resetVectors?(options: { dims: number | null }): Promise<void>;
+  /** Dimensions the store is prepared for, as set by the last `reset` or `resetVectors` (null: none). */
   dims(): Promise<number | null>;
 
   /** One file's record, if indexed. */

@@ -7,7 +7,7 @@ import {
   parseIdentity,
 } from "../embedding/identity.js";
 import { estimateTokens } from "../text/tokens.js";
-import type { IndexContext } from "./context.js";
+import { type IndexContext, targetVectors } from "./context.js";
 import { planSync } from "./plan.js";
 import { readChanged } from "./read-changed.js";
 import { PENDING_VECTORS_META_KEY, parsePendingPaths } from "./report.js";
@@ -38,7 +38,7 @@ export async function estimateSync(ctx: IndexContext): Promise<SyncEstimate> {
   const wanted = indexIdentity({
     analyzer: ctx.analyzer.id,
     chunking: config.chunking,
-    embedder: ctx.embedder,
+    embedding: targetVectors(ctx),
   });
   const rebuildReasons = identityChanges(
     parseIdentity(await store.getMeta(IDENTITY_META_KEY)),

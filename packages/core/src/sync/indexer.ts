@@ -1,16 +1,26 @@
-import { embedTexts, type TokenBudget } from "../embedding/embed-texts.js";
+import { lstat } from "node:fs/promises";
+import { cacheKeyOf, embedTexts, type TokenBudget } from "../embedding/embed-texts.js";
+import type { Embedder } from "../embedding/embedder.js";
 import {
   describeEmbedding,
+  type EmbeddingIdentity,
   IDENTITY_META_KEY,
   identityChanges,
   indexIdentity,
+  onlyVectorsDiffer,
   parseIdentity,
   serializeIdentity,
 } from "../embedding/identity.js";
-import { isProviderFailure } from "../embedding/resilient.js";
+import {
+  isProviderFailure,
+  type ProviderStats,
+  ResilientEmbedder,
+} from "../embedding/resilient.js";
 import { type EngramError, isEngramError } from "../errors.js";
+import { SESSIONS_SOURCE } from "../sessions/scan.js";
 import type { StoreBatch } from "../store/records.js";
-import type { IndexContext } from "./context.js";
+import { type IndexContext, targetVectors } from "./context.js";
+import type { PlannedFile } from "./plan.js";
 import { planSync } from "./plan.js";
 import { readChanged } from "./read-changed.js";
 import {
@@ -19,9 +29,11 @@ import {
   PENDING_VECTORS_META_KEY,
   parseCacheStats,
   parsePendingPaths,
+  type SyncEmbeddingReport,
   type SyncProgress,
   type SyncReport,
 } from "./report.js";
+import { stageVectors, switchVectors } from "./vector-switch.js";
 
 /** Longest stretch of synchronous indexing work between two turns of the event loop. */
 const YIELD_EVERY_MS = 20;
@@ -51,7 +63,14 @@ export interface RunSyncOptions extends SyncOptions {
   onEmbeddingFailure?: "pending" | "abort";
   /** True when `ctx.embedder` is a fallback provider (reported). */
   fallbackUsed?: boolean;
+  /** A token allowance already partly spent by this sync (internal: a resumed sync shares it). */
+  budget?: TokenBudget;
+  /** How many follow-up passes led here (internal, see {@link MAX_FOLLOW_UPS}). */
+  followUps?: number;
 }
+
+/** Most extra passes a sync makes over files that changed while it read them. */
+const MAX_FOLLOW_UPS = 3;
 
 /** @internal Thrown by {@link runSync} in `abort` mode when the provider failed. */
 export class EmbeddingAborted extends Error {
@@ -77,26 +96,91 @@ export async function runSync(
   const progress = options.onProgress ?? (() => {});
   progress({ phase: "scan", done: 0, total: 0 });
 
+  const target = targetVectors(ctx);
   const wanted = indexIdentity({
     analyzer: ctx.analyzer.id,
     chunking: config.chunking,
-    embedder: ctx.embedder,
+    embedding: target,
   });
   const stored = parseIdentity(await store.getMeta(IDENTITY_META_KEY));
-  const rebuildReasons = options.force ? ["forced"] : identityChanges(stored, wanted);
-  const rebuilt = rebuildReasons.length > 0;
-  if (rebuilt) {
+  const maxTokens = options.maxTokens ?? config.embedding.maxTokensPerSync;
+  const budget: TokenBudget | undefined =
+    options.budget ?? (maxTokens !== undefined ? { remaining: maxTokens } : undefined);
+  const providerStats = statsOf(ctx.embedder);
+  const embedding: SyncEmbeddingReport = {
+    provider: describeEmbedding(wanted.embedding),
+    fallbackUsed: Boolean(options.fallbackUsed),
+    cacheHits: 0,
+    embedded: 0,
+    requests: 0,
+    tokens: 0,
+    pendingFiles: 0,
+  };
+  let rebuildReasons = options.force ? ["forced"] : identityChanges(stored, wanted);
+  const pending = new Set(
+    stored?.embedding ? parsePendingPaths(await store.getMeta(PENDING_VECTORS_META_KEY)) : [],
+  );
+  let vectorSwitch: SyncReport["vectorSwitch"];
+  if (rebuildReasons.length && !options.force && stored && onlyVectorsDiffer(stored, wanted)) {
+    // Only the vectors change (another provider or model): the keyword index stays, the new
+    // vectors are paid for first (into the cache), and the index switches when all are there.
+    const from = describeEmbedding(stored.embedding);
+    const staging = { cacheHits: 0, embedded: 0, requests: 0, tokens: 0 };
+    const staged =
+      ctx.embedder && target && store.cache && config.cache.enabled
+        ? await stageVectors(ctx, ctx.embedder, {
+            signal: options.signal,
+            budget,
+            stats: staging,
+            isFailure: (error) =>
+              isEngramError(error, "EMBEDDING_BUDGET") || isProviderFailure(error),
+          })
+        : { staged: 0, total: 0 };
+    const failed = staged.stopped !== undefined && isProviderFailure(staged.stopped);
+    // A fallback provider takes over from one that failed, as during any other sync.
+    if (failed && options.onEmbeddingFailure === "abort")
+      throw new EmbeddingAborted(staged.stopped);
+    embedding.embedded += staging.embedded;
+    embedding.tokens += staging.tokens;
+    embedding.requests += staging.requests;
+    vectorSwitch = {
+      from,
+      to: embedding.provider,
+      staged: staged.staged,
+      total: staged.total,
+      switched: staged.stopped === undefined,
+    };
+    if (staged.stopped !== undefined) {
+      // Not all new vectors are paid for yet: keep the old ones (and the old identity) for now.
+      const report = await runSync(
+        { ...ctx, embedder: null, vectors: stored.embedding },
+        { ...options, budget },
+      );
+      report.vectorSwitch = vectorSwitch;
+      report.embedding.stopped = describeStop(staged.stopped);
+      report.embedding.requests += embedding.requests;
+      report.embedding.tokens += embedding.tokens;
+      report.embedding.embedded += embedding.embedded;
+      report.warnings.push(
+        `switching vectors ${from} → ${embedding.provider}: ${staged.staged} of ${staged.total} chunks embedded; the index keeps ${from} until the rest are (the next sync continues): ${describeStop(staged.stopped).message}`,
+      );
+      await store.setMeta(LAST_SYNC_META_KEY, JSON.stringify(report));
+      return report;
+    }
+    vectorSwitch.keptKeywordIndex = await switchVectors(store, wanted, pending);
+    rebuildReasons = vectorSwitch.keptKeywordIndex ? [] : rebuildReasons;
+  } else if (rebuildReasons.length) {
     await store.reset({ dims: wanted.embedding?.dims ?? null });
+    pending.clear();
     await store.setMeta(PENDING_VECTORS_META_KEY, "[]");
     await store.setMeta(IDENTITY_META_KEY, serializeIdentity(wanted));
   }
-  const pending = new Set(
-    ctx.embedder ? parsePendingPaths(await store.getMeta(PENDING_VECTORS_META_KEY)) : [],
-  );
+  const rebuilt = rebuildReasons.length > 0;
+  if (!target) pending.clear();
   const savePending = () => store.setMeta(PENDING_VECTORS_META_KEY, JSON.stringify([...pending]));
 
   const plan = await planSync(ctx, {
-    paths: rebuilt ? undefined : options.paths,
+    paths: rebuilt || vectorSwitch ? undefined : options.paths,
     redo: pending,
   });
   const report: SyncReport = {
@@ -111,32 +195,32 @@ export async function runSync(
     deferred: plan.deferred.length,
     skipped: [],
     chunks: 0,
-    embedding: {
-      provider: describeEmbedding(wanted.embedding),
-      fallbackUsed: Boolean(options.fallbackUsed),
-      cacheHits: 0,
-      embedded: 0,
-      requests: 0,
-      tokens: 0,
-      pendingFiles: 0,
-    },
+    embedding,
     warnings: [...plan.warnings],
     durationMs: 0,
     finishedAt: "",
+    ...(vectorSwitch ? { vectorSwitch } : {}),
   };
 
-  const maxTokens = options.maxTokens ?? config.embedding.maxTokensPerSync;
-  const budget: TokenBudget | undefined =
-    maxTokens !== undefined ? { remaining: maxTokens } : undefined;
   let stopped: unknown;
+  /** Vectors owed because nobody in this process makes the index's vectors. */
+  let owedNoProvider = false;
   let batch: Required<StoreBatch> = { upserts: [], deletes: [...plan.removed], touches: [] };
   let pendingChunks = 0;
   const flush = async () => {
     if (!batch.upserts.length && !batch.deletes.length && !batch.touches.length) return;
-    const before = pending.size;
-    for (const path of batch.deletes) pending.delete(path);
-    if (ctx.embedder && batch.upserts.length) {
-      if (stopped === undefined) {
+    let debtChanged = false;
+    const settle = (path: string) => {
+      if (pending.delete(path)) debtChanged = true;
+    };
+    for (const path of batch.deletes) settle(path);
+    if (target && batch.upserts.length) {
+      let owed = false;
+      if (!ctx.embedder) {
+        // Nobody here makes these vectors: take what the cache holds, owe the rest.
+        owed = !(await vectorsFromCache(ctx, target, batch.upserts, report));
+        owedNoProvider ||= owed;
+      } else if (stopped === undefined) {
         try {
           await embedBatch(ctx, batch.upserts, report, options.signal, budget);
         } catch (error) {
@@ -146,31 +230,34 @@ export async function runSync(
             throw new EmbeddingAborted(error);
           }
           stopped = error;
-          report.embedding.stopped = {
-            code: (error as EngramError).code,
-            message: (error as Error).message,
-          };
+          report.embedding.stopped = describeStop(error);
         }
       }
-      if (stopped !== undefined) {
+      if (owed || stopped !== undefined) {
         // Keyword search gets these files now; their vectors are owed to the next sync. The debt
         // is recorded before the write, so a crash in between can only cause extra work.
         for (const upsert of batch.upserts) {
+          if (upsert.chunks.every((chunk) => chunk.embedding)) continue;
           for (const chunk of upsert.chunks) chunk.embedding = null;
-          pending.add(upsert.file.path);
+          if (!pending.has(upsert.file.path)) {
+            pending.add(upsert.file.path);
+            debtChanged = true;
+          }
         }
-        await savePending();
+        if (debtChanged) await savePending();
       }
     }
     await store.write(batch);
-    if (stopped === undefined) for (const upsert of batch.upserts) pending.delete(upsert.file.path);
-    if (pending.size !== before || (stopped === undefined && batch.upserts.length && before)) {
-      await savePending();
+    for (const upsert of batch.upserts) {
+      if (!target || upsert.chunks.every((chunk) => chunk.embedding)) settle(upsert.file.path);
     }
+    if (debtChanged) await savePending();
     batch = { upserts: [], deletes: [], touches: [] };
     pendingChunks = 0;
   };
 
+  /** Memory files read by this sync, with the stats it recorded for them. */
+  const written: PlannedFile[] = [];
   const total = plan.changed.length;
   let done = 0;
   let slice = performance.now();
@@ -198,7 +285,9 @@ export async function runSync(
     } else if (outcome.kind === "touch") {
       batch.touches.push(outcome.record);
       report.touched++;
+      if (outcome.record.source !== SESSIONS_SOURCE) written.push(file);
     } else {
+      if (outcome.record.source !== SESSIONS_SOURCE) written.push(file);
       if (outcome.warnings) report.warnings.push(...outcome.warnings);
       batch.upserts.push({ file: outcome.record, chunks: outcome.chunks });
       pendingChunks += outcome.chunks.length;
@@ -211,7 +300,45 @@ export async function runSync(
     if (pendingChunks >= config.sync.batchChunks) await flush();
   }
   await flush();
-  report.embedding.pendingFiles = pending.size;
+  // A file written while this sync read it (another process appending) is read again before the
+  // sync ends, so the lock is never released over an index older than the files it indexed.
+  const followUps = options.followUps ?? 0;
+  const moved = followUps < MAX_FOLLOW_UPS ? await movedSince(written) : [];
+  if (moved.length) {
+    const again = await runSync(ctx, {
+      ...options,
+      force: false,
+      paths: moved,
+      budget,
+      followUps: followUps + 1,
+      onProgress: undefined,
+    });
+    mergeFollowUp(report, again);
+  }
+  report.embedding.pendingFiles = moved.length
+    ? parsePendingPaths(await store.getMeta(PENDING_VECTORS_META_KEY)).length
+    : pending.size;
+  if (providerStats) {
+    // Every request the provider received, retries and failed attempts included.
+    const after = statsOf(ctx.embedder);
+    report.embedding.requests = (after?.requests ?? 0) - providerStats.requests;
+    report.embedding.retries = (after?.retries ?? 0) - providerStats.retries;
+    report.embedding.failures = (after?.failures ?? 0) - providerStats.failures;
+  }
+  if (stopped !== undefined) {
+    report.warnings.push(
+      `embedding stopped: ${(stopped as Error).message}; ${pending.size} file(s) owe their vectors to the next sync`,
+    );
+  } else if (report.embedding.retries) {
+    report.warnings.push(
+      `the embedding provider failed ${report.embedding.retries} time(s) and was retried`,
+    );
+  }
+  if (owedNoProvider && target) {
+    report.warnings.push(
+      `the index holds ${describeEmbedding(target)} vectors and no such provider is available here: ${pending.size} file(s) are searchable by keywords and owe their vectors (see engram status)`,
+    );
+  }
   const lookups = report.embedding.cacheHits + report.embedding.embedded;
   if (lookups > 0) {
     const seen = parseCacheStats(await store.getMeta(CACHE_STATS_META_KEY));
@@ -220,14 +347,84 @@ export async function runSync(
     await store.setMeta(CACHE_STATS_META_KEY, JSON.stringify(seen));
   }
 
-  if (store.cache && config.cache.enabled && report.embedding.embedded > 0) {
-    await store.cache.prune(config.cache.maxEntries);
+  if (store.cache && config.cache.enabled) {
+    // Prune after embedding, and whenever the cache holds more than the config now allows.
+    if (report.embedding.embedded > 0 || (await store.cache.size()) > config.cache.maxEntries) {
+      await store.cache.prune(config.cache.maxEntries);
+    }
   }
   report.durationMs = Math.round(performance.now() - started);
   report.finishedAt = new Date().toISOString();
   await store.setMeta(LAST_SYNC_META_KEY, JSON.stringify(report));
   progress({ phase: "done", done, total });
   return report;
+}
+
+/** The files whose size or mtime moved since the sync recorded them (or that are gone). */
+async function movedSince(files: readonly PlannedFile[]): Promise<string[]> {
+  const moved: string[] = [];
+  for (const file of files) {
+    const now = await lstat(file.absPath).catch(() => undefined);
+    if (!now || Math.floor(now.mtimeMs) !== file.mtimeMs || now.size !== file.size) {
+      moved.push(file.path);
+    }
+  }
+  return moved;
+}
+
+/** Add a follow-up pass's work to the sync's report. */
+function mergeFollowUp(report: SyncReport, again: SyncReport): void {
+  report.added += again.added;
+  report.updated += again.updated;
+  report.touched += again.touched;
+  report.removed += again.removed;
+  report.files -= again.removed;
+  report.chunks += again.chunks;
+  report.skipped.push(...again.skipped);
+  report.warnings.push(...again.warnings);
+  const e = report.embedding;
+  const f = again.embedding;
+  e.cacheHits += f.cacheHits;
+  e.embedded += f.embedded;
+  e.tokens += f.tokens;
+  e.stopped ??= f.stopped;
+}
+
+function describeStop(error: unknown): { code: string; message: string } {
+  return {
+    code: (error as EngramError).code ?? "EMBEDDING_FAILED",
+    message: (error as Error).message ?? String(error),
+  };
+}
+
+function statsOf(embedder: Embedder | null): ProviderStats | undefined {
+  return embedder instanceof ResilientEmbedder ? { ...embedder.stats } : undefined;
+}
+
+/**
+ * Fill the chunks' vectors of `target` from the embedding cache, without a provider (a process that
+ * lacks the index's provider keeps the vectors it can). True when every chunk got one.
+ */
+async function vectorsFromCache(
+  ctx: IndexContext,
+  target: EmbeddingIdentity,
+  upserts: StoreBatch["upserts"] & object,
+  report: SyncReport,
+): Promise<boolean> {
+  const cache = ctx.config.cache.enabled ? ctx.store.cache : undefined;
+  const chunks = upserts.flatMap((u) => u.chunks);
+  if (!cache || !chunks.length) return !chunks.length;
+  const keys = chunks.map((chunk) => cacheKeyOf(target, chunk.hash));
+  const found = await cache.get([...new Set(keys)]);
+  let all = true;
+  chunks.forEach((chunk, i) => {
+    const vector = found.get(keys[i] as string);
+    if (vector && vector.length === target.dims) {
+      chunk.embedding = vector;
+      report.embedding.cacheHits++;
+    } else all = false;
+  });
+  return all;
 }
 
 async function embedBatch(

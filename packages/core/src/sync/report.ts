@@ -34,6 +34,20 @@ export interface SyncReport {
   durationMs: number;
   /** When the sync finished (ISO 8601). */
   finishedAt: string;
+  /**
+   * Present when the index's vectors are being switched to another provider or model: the new
+   * vectors are embedded into the cache first (`staged` of `total` chunks) while search keeps the
+   * old ones; `switched` once all were there and the index took them.
+   */
+  vectorSwitch?: {
+    from: string;
+    to: string;
+    staged: number;
+    total: number;
+    switched: boolean;
+    /** True when the keyword index stayed up during the switch (the store has `resetVectors`). */
+    keptKeywordIndex?: boolean;
+  };
 }
 
 /** What embedding cost during a sync, and what is left. */
@@ -44,8 +58,12 @@ export interface SyncEmbeddingReport {
   fallbackUsed: boolean;
   cacheHits: number;
   embedded: number;
-  /** Provider requests made (batches sent; retries counted by the provider's stats). */
+  /** Requests the provider received: every attempt, retries and failed ones included. */
   requests: number;
+  /** Of those, retries after a retryable failure. */
+  retries?: number;
+  /** Calls that failed for good (after their retries). */
+  failures?: number;
   /** Estimated tokens sent. */
   tokens: number;
   /** Files indexed for keyword search whose vectors are still owed (embedded by the next sync). */

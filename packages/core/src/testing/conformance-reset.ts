@@ -89,5 +89,34 @@ export function resetSection(name: string, h: Harness): void {
       expect(await store.cache?.size()).toBe(1);
       expect(Array.from((await store.cache?.get(["key"]))?.get("key") ?? [])).toEqual([0.5, 0.25]);
     });
+
+    it("resetVectors (optional) drops the vectors and keeps files, chunks and keyword search", async (context) => {
+      const store = await h.store();
+      requireCapability(context, store, "vector", name);
+      if (!store.resetVectors) context.skip(`${name} has no resetVectors (core resets instead)`);
+      await store.reset({ dims: 4 });
+      const file = fileWithChunks("a.md", [
+        [1, ["alpha"], { embedding: [1, 0, 0, 0] }],
+        [5, ["beta"], { embedding: [0, 1, 0, 0] }],
+      ]);
+      await store.write({ upserts: [file] });
+      await store.resetVectors?.({ dims: 8 });
+      expect(await store.dims()).toBe(8);
+      expect(await store.stats()).toMatchObject({ files: 1, chunks: 2, vectors: 0 });
+      expect(await store.getChunks("a.md")).toEqual(file.chunks.map(stored));
+      expect((await store.searchText(["alpha"], 10)).map((h) => h.chunk.startLine)).toEqual([1]);
+      expect(await store.searchVector(new Float32Array(8).fill(1), 5)).toEqual([]);
+      const eight = fileWithChunks("a.md", [
+        [1, ["alpha"], { embedding: [0, 0, 0, 0, 0, 0, 0, 1] }],
+        [5, ["beta"], { embedding: [1, 0, 0, 0, 0, 0, 0, 0] }],
+      ]);
+      await store.write({ upserts: [eight] });
+      const hits = await store.searchVector(Float32Array.from([0, 0, 0, 0, 0, 0, 0, 2]), 5);
+      expect(hits.map((hit) => hit.chunk.startLine)).toEqual([1, 5]);
+      await store.resetVectors?.({ dims: null });
+      expect(await store.dims()).toBeNull();
+      expect(await store.stats()).toMatchObject({ files: 1, chunks: 2, vectors: 0 });
+      expect(await store.searchText(["beta"], 10)).toHaveLength(1);
+    });
   });
 }

@@ -64,19 +64,53 @@ describe("selectEmbedders", () => {
     ]);
   });
 
-  it("a named provider must be usable; an unknown one is refused", async () => {
-    await expect(
-      selectEmbedders(embeddingOf({ provider: "openai" }), registry, {}),
-    ).rejects.toMatchObject({
-      code: "CONFIG_INVALID",
-      message: expect.stringContaining("no apiKey"),
-    });
+  it("a named provider that cannot run is a warning, not an error; an unknown one is refused", async () => {
+    // Writing memory and keyword search never depend on a provider (the Bee and BitwiseAI seeds
+    // run BM25 when no key is set): the selection is empty, and says why once.
+    const unusable = await selectEmbedders(embeddingOf({ provider: "openai" }), registry, {});
+    expect(unusable.embedders).toEqual([]);
+    expect(unusable.explicit).toBe(true);
+    expect(unusable.warnings).toEqual([expect.stringContaining('"openai" cannot run: no apiKey')]);
     await expect(
       selectEmbedders(embeddingOf({ provider: "cohere" }), registry, {}),
     ).rejects.toMatchObject({
       code: "CONFIG_INVALID",
       hint: expect.stringContaining("openai"),
     });
+  });
+
+  it("a named provider that cannot run hands over to its fallback at start-up", async () => {
+    const selection = await selectEmbedders(
+      embeddingOf({ provider: "local", fallback: ["openai"] }),
+      registry,
+      { ENGRAM_OPENAI_API_KEY: "k" },
+    );
+    expect(ids(selection)).toEqual(["openai"]);
+    expect(selection.notes).toEqual(["local: no modelPath"]);
+    expect(selection.warnings[0]).toContain("trying the fallbacks");
+  });
+
+  it("fallback takes one id or a list; none ends the list; auto and misplaced none are refused", async () => {
+    const one = await selectEmbedders(
+      embeddingOf({ provider: "openai", fallback: "local" }),
+      registry,
+      { ENGRAM_OPENAI_API_KEY: "k", ENGRAM_LOCAL_MODEL_PATH: "/m.gguf" },
+    );
+    expect(ids(one)).toEqual(["openai", "local"]);
+    const none = await selectEmbedders(
+      embeddingOf({ provider: "openai", fallback: ["none"] }),
+      registry,
+      { ENGRAM_OPENAI_API_KEY: "k" },
+    );
+    expect(ids(none)).toEqual(["openai"]);
+    expect(none.notes).toEqual([]);
+    expect(() => embeddingOf({ fallback: ["none", "local"] })).toThrow(/must be the last/);
+    expect(() => embeddingOf({ fallback: ["auto"] })).toThrow(/not a fallback/);
+    await expect(
+      selectEmbedders(embeddingOf({ provider: "openai", fallback: ["cohere"] }), registry, {
+        ENGRAM_OPENAI_API_KEY: "k",
+      }),
+    ).rejects.toMatchObject({ code: "CONFIG_INVALID" });
   });
 
   it("adds usable fallbacks in order and notes the others", async () => {
