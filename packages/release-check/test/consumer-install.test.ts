@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { pnpm } from "./packages.js";
+import { pnpm, ROOT } from "./packages.js";
 
 const run = promisify(execFile);
 const tarballs = inject("tarballs");
@@ -51,8 +51,15 @@ describe("the packed CLI in an empty folder", () => {
         2,
       )}\n`,
     );
+    const wanted = ["@engram/cli", "@engram/core", "@engram/store-sqlite"];
     installLog = pnpm(
-      ["add", `file:${tarballs["@engram/cli"]}`, "--prefer-offline", "--reporter", "append-only"],
+      [
+        "add",
+        ...wanted.map((name) => `file:${tarballs[name]}`),
+        "--prefer-offline",
+        "--reporter",
+        "append-only",
+      ],
       dir,
       { ...process.env, npm_config_engine_strict: "false" },
     );
@@ -96,6 +103,19 @@ describe("the packed CLI in an empty folder", () => {
       results: { path: string }[];
     };
     expect(chinese.results[0]?.path).toBe("MEMORY.md");
+  });
+
+  it("runs the root README's library example as written", async () => {
+    const readme = await readFile(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## As a library"));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(code).toBeDefined();
+    await writeFile(join(dir, "readme-example.mjs"), code as string);
+    const { stdout } = await run(process.execPath, ["readme-example.mjs"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    expect(stdout).toContain("rollback plan in ops/rollback.md");
   });
 
   it("names the package to install for a driver that is not there, in one line", async () => {

@@ -23,7 +23,7 @@ describe("engram.config.schema.json", () => {
       store: { driver: "sqlite", options: { vectorMemoryMb: 128 } },
       embedding: { provider: "openai", providers: { openai: { model: "text-embedding-3-small" } } },
     };
-    expect(() => resolveConfig(config)).not.toThrow();
+    expect(() => resolveConfig(config as never)).not.toThrow();
     expect(validate(config), JSON.stringify(validate.errors)).toBe(true);
   });
 
