@@ -39,13 +39,15 @@ export const packageConfig = defineConfig({
       ? configDefaults.exclude
       : [...configDefaults.exclude, "test/**/*.scale.test.ts"],
     passWithNoTests: scale,
-    testTimeout: 30_000,
+    // A guard against hangs, not a speed limit: with several files at once on a busy 2-core
+    // machine, an e2e test that embeds with a real GGUF model took 30 s.
+    testTimeout: 60_000,
     // Most test time is spent waiting: on child processes (the CLI, lock holders, killed syncs),
     // on debounce timers and on the file system. Vitest's default (one worker per core but one)
     // is a single worker on a 2-core machine, so those waits ran one file after another. Files
     // share no state (each makes its own temp folders; servers listen on port 0).
     maxWorkers: Math.min(4, 2 * availableParallelism()),
-    hookTimeout: 30_000,
+    hookTimeout: 60_000,
     // The JSON reports feed the summary `npm test` ends with (scripts/test-summary.mjs): totals,
     // failures, and every skipped test with its reason.
     reporters: [
