@@ -1,10 +1,12 @@
 // CPU and wall time of one `engram` process, the way agents call it: once per query.
 //
-//   node bench/cli-cpu.mjs [--runs 21] [--cli packages/cli/dist/bin.js] [--json file]
+//   node bench/cli-cpu.mjs [--runs 21] [--cli packages/cli/dist/bin.js] [--baseline other/bin.js] [--json file]
 //
 // Runs each case --runs times (after one warm-up run) and prints medians of user+sys CPU, which
 // other load on a shared machine inflates far less than wall time, next to `node -e 0` measured
-// in the same run. CPU is read in the measured process itself (process.cpuUsage() at exit, every
+// in the same run. With --baseline (another build's bin.js, e.g. from a worktree of main), each
+// run of a case alternates between the two CLIs, so both see the same machine, and the table
+// gives the ratio. CPU is read in the measured process itself (process.cpuUsage() at exit, every
 // thread of the process) through a preloaded reporter, so nothing but the process is counted.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,11 +18,13 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "21" },
     cli: { type: "string", default: "packages/cli/dist/bin.js" },
+    baseline: { type: "string" },
     json: { type: "string" },
   },
 });
 const runs = Number(values.runs);
 const cli = resolve(values.cli);
+const baseline = values.baseline ? resolve(values.baseline) : undefined;
 const scratch = mkdtempSync(join(tmpdir(), "engram-cli-cpu-"));
 const reporter = join(scratch, "report-cpu.cjs");
 writeFileSync(
@@ -29,7 +33,9 @@ writeFileSync(
 );
 
 const workspace = join(scratch, "ws");
-const engram = (...args) => ["node", [cli, ...args]];
+const engramWith =
+  (bin) =>
+  (...args) => ["node", [bin, ...args]];
 /** One measured process: CPU ms (from the reporter) and wall ms. */
 function measureOnce([command, args]) {
   const report = join(scratch, "cpu.txt");
@@ -51,36 +57,55 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 spawnSync("node", [cli, "demo", "--dir", workspace], { stdio: "ignore" });
 spawnSync("node", [cli, "sync", "-w", workspace], { stdio: "ignore" });
 
+/** Each case as [name, args]: the same workspace for both CLIs. */
 const cases = [
-  ["node -e 0 (baseline)", ["node", ["-e", "0"]]],
-  ["engram --version", engram("--version")],
-  ["engram search (demo workspace)", engram("search", "migration blocker", "-w", workspace)],
-  ["engram search --json (Chinese)", engram("search", "用户偏好", "--json", "-w", workspace)],
-  ["engram get MEMORY.md", engram("get", "MEMORY.md", "-w", workspace)],
+  ["node -e 0 (baseline)", null],
+  ["engram --version", ["--version"]],
+  ["engram search (demo workspace)", ["search", "migration blocker", "-w", workspace]],
+  ["engram search --json (Chinese)", ["search", "用户偏好", "--json", "-w", workspace]],
+  ["engram get MEMORY.md", ["get", "MEMORY.md", "-w", workspace]],
 ];
+const commandOf = (bin, args) => (args ? engramWith(bin)(...args) : ["node", ["-e", "0"]]);
 const load = loadavg().map((l) => l.toFixed(2));
 const rows = [];
-for (const [name, command] of cases) {
-  measureOnce(command);
-  const samples = Array.from({ length: runs }, () => measureOnce(command));
-  rows.push({
-    name,
-    cpuMs: median(samples.map((s) => s.cpu)),
-    wallMs: median(samples.map((s) => s.wall)),
-  });
+for (const [name, args] of cases) {
+  const bins = baseline && args ? [cli, baseline] : [cli];
+  for (const bin of bins) measureOnce(commandOf(bin, args));
+  const samples = bins.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    bins.forEach((bin, j) => samples[j].push(measureOnce(commandOf(bin, args))));
+  }
+  const [mine, theirs] = samples.map((s) => ({
+    cpuMs: median(s.map((x) => x.cpu)),
+    wallMs: median(s.map((x) => x.wall)),
+  }));
+  rows.push({ name, ...mine, ...(theirs ? { baseline: theirs } : {}) });
 }
 rmSync(scratch, { recursive: true, force: true });
 
 const base = rows[0].cpuMs;
+const secs = (ms) => `${(ms / 1000).toFixed(3)} s`;
 console.log(
   `${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, Node ${process.version}, load average before ${load.join(" ")}, ${runs} runs each (medians)`,
 );
-console.log("| command | CPU (user+sys) | wall | CPU − node -e 0 |");
-console.log("|---|--:|--:|--:|");
+console.log(
+  baseline
+    ? "| command | CPU (user+sys) | wall | CPU, baseline | wall, baseline | CPU ratio |"
+    : "| command | CPU (user+sys) | wall | CPU − node -e 0 |",
+);
+console.log(baseline ? "|---|--:|--:|--:|--:|--:|" : "|---|--:|--:|--:|");
 for (const row of rows) {
-  console.log(
-    `| ${row.name} | ${(row.cpuMs / 1000).toFixed(3)} s | ${(row.wallMs / 1000).toFixed(3)} s | ${((row.cpuMs - base) / 1000).toFixed(3)} s |`,
-  );
+  const cells = [row.name, secs(row.cpuMs), secs(row.wallMs)];
+  if (baseline) {
+    cells.push(
+      row.baseline ? secs(row.baseline.cpuMs) : "",
+      row.baseline ? secs(row.baseline.wallMs) : "",
+      row.baseline ? (row.cpuMs / row.baseline.cpuMs).toFixed(2) : "",
+    );
+  } else {
+    cells.push(secs(row.cpuMs - base));
+  }
+  console.log(`| ${cells.join(" | ")} |`);
 }
 if (values.json) {
   writeFileSync(

@@ -20,9 +20,10 @@ function reasonOf(test: TestCase): string {
   for (let parent = test.parent; parent.type === "suite"; parent = parent.parent) {
     names.push(parent.name);
   }
-  const said = names.find((name) => /skip/i.test(name));
-  if (said) return said.replace(/^.*?\bskipped\b\W*/i, "");
-  return test.options.mode === "todo" ? "todo" : "no reason given (use ctx.skip(reason))";
+  const said = names.find((name) => /\bskipped\b/i.test(name));
+  if (said) return said.replace(/^.*?\bskipped\b\W*/i, "").replace(/\)$/, "");
+  if (test.options.mode === "todo") return "todo";
+  return `no reason given (in "${names[names.length - 1]}"; give one with ctx.skip(reason))`;
 }
 
 /**
