@@ -1,7 +1,8 @@
 // Builds the package in the current folder: `node ../../scripts/build-package.mjs`.
 //
 // JavaScript: esbuild bundles each entry point (every `exports` target and `bin` in package.json,
-// plus `src/**/*-worker.ts`, which code forks by path) into one ES module, with the code the entries
+// every `dist/*.js` its scripts run, and `src/**/*-worker.ts`, which code forks by path) into one
+// ES module, with the code the entries
 // share split into chunks beside them. A package is then a few files instead of a hundred: Node's
 // ESM loader costs ~0.7 ms of CPU per module, and `@engram/core` alone was ~200 modules, so one
 // `engram search` process spent more time finding and linking modules than searching.
@@ -48,6 +49,13 @@ function entryPoints() {
     if (!existsSync(source))
       throw new Error(`${pkg.name}: ${target} has no source ${relative(root, source)}`);
     entries[name] = source;
+  }
+  // Programs the package's own scripts run (`"example": "node dist/example.js"`).
+  for (const script of Object.values(pkg.scripts ?? {})) {
+    for (const [, name] of script.matchAll(/\bdist\/([\w./-]+)\.js\b/g)) {
+      const source = join(root, "src", `${name}.ts`);
+      if (existsSync(source)) entries[name] = source;
+    }
   }
   // Forked by URL next to the code that forks it: bundled under its own name at the top of dist/,
   // where the chunks holding that code live too.

@@ -1,6 +1,7 @@
 import {
   type EngramConfig,
   EngramError,
+  type LanguageModelRegistry,
   type ProviderRegistry,
   type StoreFactory,
 } from "@engram/core";
@@ -76,6 +77,16 @@ export const PROVIDERS: ProviderRegistry = {
   local: () => optional(import("@engram/embed-local").then((m) => m.localProvider)),
   openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiProvider)),
   gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiProvider)),
+};
+
+/**
+ * The language-model drivers the CLI knows (`llm.provider`), from the same provider packages as
+ * the embedders and as lazily: only the config (default `none`) or `auto` makes one load.
+ */
+export const LANGUAGE_MODELS: LanguageModelRegistry = {
+  local: () => optional(import("@engram/embed-local").then((m) => m.localLanguageModelProvider)),
+  openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiLanguageModelProvider)),
+  gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiLanguageModelProvider)),
 };
 
 async function optional<T>(loading: Promise<T>): Promise<T | undefined> {

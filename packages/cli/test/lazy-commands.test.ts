@@ -10,7 +10,12 @@ const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs
  * Modules only `engram mcp` and `engram bench` need: loading them costs every command ~0.45 s.
  * The build bundles each lazily imported module into a chunk named after it (`beir-<hash>.js`).
  */
-const HEAVY = [/@modelcontextprotocol/, /\/(mcp-server|beir|locomo|perf|synth)(-[A-Z0-9]+)?\.js$/];
+const HEAVY = [
+  /@modelcontextprotocol/,
+  /\/node_modules\/zod\//,
+  /\/dist\/mcp\//,
+  /\/(mcp-server|beir|locomo|perf|synth)(-[A-Z0-9]+)?\.js$/,
+];
 
 describe("start-up loads only what the command needs (built CLI)", () => {
   let dir: string;

@@ -1,58 +1,37 @@
-// `engram mcp` driven by the MCP SDK's own client over a real stdio child process.
+// `engram mcp` driven by the MCP SDK's own client over a real stdio child process: the tools.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { MEMORY_TOOL_DEFINITIONS } from "@engram/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, removeDir, tempDir, withoutProviderEnv, writeFiles } from "./helpers.js";
+import { connectStdio, json, runCleanups, workspace } from "./mcp-client.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+afterEach(runCleanups);
 
-async function connect(args: string[] = []) {
-  const ws = await tempDir("engram-mcp-");
-  cleanups.push(() => removeDir(ws));
-  await writeFiles(ws, {
-    "MEMORY.md": "# Long-term Memory\n\n## 偏好\n\n用户喜欢简洁的中文回答。\n",
-  });
-  const env = Object.fromEntries(
-    Object.entries(withoutProviderEnv(process.env)).filter(
-      (e): e is [string, string] => e[1] !== undefined,
-    ),
-  );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, "-w", ws, "mcp", ...args],
-    env,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (d) => (stderr += d));
-  const client = new Client({ name: "engram-test", version: "1.0.0" });
-  await client.connect(transport);
-  cleanups.push(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { ws, client, call, stderr: () => stderr };
-}
+const FILES = { "MEMORY.md": "# Long-term Memory\n\n## 偏好\n\n用户喜欢简洁的中文回答。\n" };
 
-const json = (result: CallToolResult) => {
-  const first = result.content[0];
-  if (first?.type !== "text") throw new Error("expected text content");
-  return JSON.parse(first.text);
-};
-
-describe("engram mcp", () => {
-  it("lists the tools with core's JSON Schemas", async () => {
-    const { client } = await connect();
+describe("engram mcp (stdio): tools", () => {
+  it("lists every tool core defines, with title, annotations and core's schemas", async () => {
+    const { client } = await connectStdio(await workspace(FILES));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["memory_search", "memory_get", "memory_write"]);
+    expect(tools.map((t) => t.name)).toEqual(MEMORY_TOOL_DEFINITIONS.map((d) => d.name));
+    for (const def of MEMORY_TOOL_DEFINITIONS) {
+      const tool = tools.find((t) => t.name === def.name);
+      expect(tool?.title).toBe(def.title);
+      expect(tool?.annotations).toMatchObject(def.annotations);
+      // The one definition: what the client sees is core's JSON Schema (the SDK adds `$schema`).
+      const { $schema: _, ...input } = (tool?.inputSchema ?? {}) as Record<string, unknown>;
+      expect(input).toEqual(def.parameters);
+      const {
+        $schema: __,
+        additionalProperties,
+        ...output
+      } = (tool?.outputSchema ?? {}) as Record<string, unknown>;
+      expect(output).toEqual(def.outputSchema);
+      expect(additionalProperties).toBe(true);
+    }
     const write = tools.find((t) => t.name === "memory_write");
+    expect(write?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(write?.inputSchema).toMatchObject({
-      type: "object",
       required: ["text"],
       additionalProperties: false,
       properties: { text: { type: "string" }, target: { default: "daily" } },
@@ -60,8 +39,10 @@ describe("engram mcp", () => {
     expect(client.getInstructions()).toMatch(/memory_search/);
   });
 
-  it("writes, searches (Chinese included) and gets over stdio; logs only on stderr", async () => {
-    const { ws, call, stderr } = await connect();
+  it("writes, searches (Chinese included) and gets; results are structured; logs only on stderr", async () => {
+    const ws = await workspace(FILES);
+    const { call, stderr } = await connectStdio(ws);
+    // The SDK client checks structuredContent against each tool's outputSchema on every call.
     const written = await call("memory_write", { text: "部署计划：周五上线，回滚方案已准备。" });
     expect(written.isError).toBeFalsy();
     const where = json(written);
@@ -70,6 +51,7 @@ describe("engram mcp", () => {
 
     const found = await call("memory_search", { query: "回滚方案", minScore: 0 });
     const { results, degraded } = json(found);
+    expect(found.structuredContent).toEqual(json(found));
     expect(degraded).toBe(true); // no embedding provider in the test environment
     expect(results[0].path).toBe(where.path);
     expect(results[0].startLine).toBeLessThanOrEqual(where.startLine);
@@ -85,25 +67,28 @@ describe("engram mcp", () => {
     expect(stderr()).toMatch(/engram mcp: serving/);
   });
 
-  it("turns bad calls into tool errors and keeps serving", async () => {
-    const { ws, call } = await connect();
+  it("turns bad calls into tool errors (code in _meta) and keeps serving", async () => {
+    const ws = await workspace(FILES);
+    const { call } = await connectStdio(ws);
     const bad = await call("memory_search", { query: "x", maxResults: 0 });
     expect(bad.isError).toBe(true);
     expect(bad.content[0]).toMatchObject({
       type: "text",
       text: expect.stringMatching(/^INVALID_ARGUMENT: memory_search: maxResults must be .*\(pass/),
     });
-    expect(bad.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENT" } });
+    expect(bad._meta?.["engram/error"]).toMatchObject({ code: "INVALID_ARGUMENT" });
+    // Models often send null for optional fields: accepted, as core accepts them.
+    expect((await call("memory_search", { query: "简洁", maxResults: null })).isError).toBeFalsy();
 
     const overwrite = await call("memory_write", { text: "x", mode: "overwrite" });
     expect(overwrite.isError).toBe(true);
     expect(JSON.stringify(overwrite.content)).toContain("always appends");
 
     const outside = await call("memory_get", { path: "../../etc/passwd" });
-    expect(outside.structuredContent).toMatchObject({ error: { code: "PATH_OUTSIDE_WORKSPACE" } });
+    expect(outside._meta?.["engram/error"]).toMatchObject({ code: "PATH_OUTSIDE_WORKSPACE" });
     const missing = await call("memory_get", { path: "memory/nope.md" });
-    expect(missing.structuredContent).toMatchObject({ error: { code: "FILE_NOT_FOUND" } });
-    const unknown = await call("memory_forget", {});
+    expect(missing._meta?.["engram/error"]).toMatchObject({ code: "FILE_NOT_FOUND" });
+    const unknown = await call("memory_forget_all", {});
     expect(unknown.isError).toBe(true);
 
     // Still alive and nothing was written by the refused calls.
@@ -112,10 +97,18 @@ describe("engram mcp", () => {
     await expect(readFile(join(ws, "memory", "x.md"), "utf8")).rejects.toThrow();
   });
 
-  it("--read-only leaves memory_write out", async () => {
-    const { client, call } = await connect(["--read-only", "--no-watch"]);
+  it("--read-only serves only the tools that change nothing, and no flush prompt", async () => {
+    const { client, call } = await connectStdio(await workspace(FILES), [
+      "--read-only",
+      "--no-watch",
+    ]);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["memory_search", "memory_get"]);
+    expect(tools.map((t) => t.name)).toEqual(
+      MEMORY_TOOL_DEFINITIONS.filter((d) => d.annotations.readOnlyHint).map((d) => d.name),
+    );
+    expect(tools.every((t) => t.annotations?.readOnlyHint)).toBe(true);
     expect((await call("memory_write", { text: "x" })).isError).toBe(true);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(["recall"]);
   });
 });

@@ -5,6 +5,7 @@ import {
   createMemoryTools,
   fixedClock,
   type Memory,
+  memorySearchTool,
 } from "@engram/core";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { sqliteStore } from "@engram/store-sqlite";
@@ -48,6 +49,9 @@ describe("memory tools on SQLite", () => {
 
     const found = await tools.call("memory_search", { query: "rollback plan", maxResults: 3 });
     expect(found.degraded).toBe(false);
+    // What MCP clients receive as structuredContent matches the advertised outputSchema.
+    expect(memorySearchTool.result["~standard"].validate(found)).toMatchObject({ value: found });
+    expect(memorySearchTool.result["~standard"].validate(found)).not.toHaveProperty("issues");
     const top = found.results[0];
     expect(top).toMatchObject({
       path: "memory/2026-03-04.md",

@@ -29,6 +29,18 @@ export type EngramErrorCode =
   | "EMBEDDING_BAD_RESPONSE"
   | "EMBEDDING_UNAVAILABLE"
   | "EMBEDDING_BUDGET"
+  | "MODEL_AUTH"
+  | "MODEL_QUOTA"
+  | "MODEL_RATE_LIMIT"
+  | "MODEL_BAD_INPUT"
+  | "MODEL_TOO_LONG"
+  | "MODEL_NETWORK"
+  | "MODEL_TIMEOUT"
+  | "MODEL_SERVER"
+  | "MODEL_BAD_RESPONSE"
+  | "MODEL_UNAVAILABLE"
+  | "MODEL_BUDGET"
+  | "MODEL_NONE"
   | "CLOSED";
 
 /** A failure engram reports on purpose, with a code to branch on and a hint that names the fix. */

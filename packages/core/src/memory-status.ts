@@ -11,6 +11,7 @@ import {
 } from "./embedding/identity.js";
 import { indexProvider, missingProviderReason } from "./embedding/index-provider.js";
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
+import type { LanguageModelStatus, WorkspaceModels } from "./model/workspace-models.js";
 import type { IndexContext } from "./sync/context.js";
 import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
 import { planSync } from "./sync/plan.js";
@@ -69,6 +70,8 @@ export interface MemoryStatus {
   degraded: boolean;
   /** Why it is degraded, in words. */
   degradedReason?: string;
+  /** The language models (`llm`): each one's health, and the tokens spent with them. */
+  llm: LanguageModelStatus;
 }
 
 /** One configured embedding provider, as `engram status` shows it. */
@@ -89,6 +92,7 @@ export interface StatusParts extends IndexContext {
   explicitProvider: boolean;
   providerNotes: readonly string[];
   warnings: readonly string[];
+  models: WorkspaceModels;
 }
 
 /** @internal `Memory.status()`: index size, providers, identity, pending changes, last sync. */
@@ -173,6 +177,7 @@ export async function buildStatus(parts: StatusParts): Promise<MemoryStatus> {
     warnings: [...parts.warnings],
     degraded: degradedReason !== undefined,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
+    llm: await parts.models.status(),
   };
 }
 

@@ -12,6 +12,9 @@ import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
 import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
+import type { LanguageModel } from "./model/language-model.js";
+import type { LanguageModelRegistry } from "./model/provider.js";
+import { WorkspaceModels } from "./model/workspace-models.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
@@ -54,6 +57,18 @@ export interface MemoryOptions {
    * `{ openai: async () => (await import("@engram/embed-openai")).openaiProvider }`.
    */
   providers?: ProviderRegistry;
+  /**
+   * Language model, or several: the primary first, then fallbacks (see `selectLanguageModels`).
+   * Core wraps each in retries, a circuit breaker and token accounting (`memory.languageModel`).
+   * null: none, whatever the config says.
+   */
+  languageModel?: LanguageModel | readonly LanguageModel[] | null;
+  /**
+   * Language-model drivers to choose from by the config (`llm.provider`, `fallback`, `providers`)
+   * and the environment, when `languageModel` is not given — e.g.
+   * `{ openai: async () => (await import("@engram/embed-openai")).openaiLanguageModelProvider }`.
+   */
+  languageModels?: LanguageModelRegistry;
   /** Environment for provider selection and settings (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
   /** Config merged over `engram.config.json` (section by section). */
@@ -127,7 +142,15 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   ]);
   restoreHealth(chain, savedHealth);
   const owner = indexProvider(chain, parseIdentity(identityJson)?.embedding, selection.explicit);
+  const models = await WorkspaceModels.open({
+    config,
+    store,
+    given: options.languageModel,
+    registry: options.languageModels,
+    env: options.env,
+  });
   return new Memory({
+    models,
     workspace,
     config,
     store,
@@ -159,6 +182,7 @@ export class Memory {
   /** True when the user named the provider (it may replace an index's vectors). */
   readonly #explicitProvider: boolean;
   readonly #providerNotes: string[];
+  readonly #models: WorkspaceModels;
   /** The providers' health as last read from or written to the index (saved when it changes). */
   #savedHealth: string | null;
   /** The owed-vector paths as last read, by their stored JSON (parsed once per change). */
@@ -193,8 +217,10 @@ export class Memory {
       providerNotes?: readonly string[];
       warnings?: readonly string[];
       savedHealth?: string | null;
+      models: WorkspaceModels;
     },
   ) {
+    this.#models = parts.models;
     this.#providerNotes = [...(parts.providerNotes ?? [])];
     this.#explicitProvider = parts.explicitProvider ?? parts.embedder !== null;
     this.warnings = [...(parts.warnings ?? [])];
@@ -234,6 +260,14 @@ export class Memory {
   /** The provider the index is (or will next be) embedded with; null: keyword search only. */
   get embedder(): Embedder | null {
     return this.#embedder;
+  }
+
+  /**
+   * The configured language models as one chain (retries, circuit breakers, fallback, token
+   * accounting; `run({ maxTokens })` for a capped run), or null when none is configured.
+   */
+  get languageModel(): WorkspaceModels["chain"] {
+    return this.#models.chain;
   }
 
   /** The clock dated writes use (tests inject one through {@link MemoryOptions.clock}). */
@@ -431,6 +465,7 @@ export class Memory {
       explicitProvider: this.#explicitProvider,
       providerNotes: this.#providerNotes,
       warnings: this.warnings,
+      models: this.#models,
     });
   }
 
@@ -479,6 +514,7 @@ export class Memory {
     }
     this.#closed = true;
     await this.recall.flush();
+    await this.#models.close();
     await this.store.close();
     await this.embedders.close();
   }

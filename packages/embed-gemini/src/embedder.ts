@@ -1,6 +1,7 @@
 import type { Embedder } from "@engram/core";
 import { EmbeddingError } from "@engram/core";
 import type { GoogleGenAI } from "@google/genai";
+import { createGeminiClient } from "./client.js";
 import { classifyFailure, transportFailure } from "./errors.js";
 import {
   type GeminiEmbedderOptions,
@@ -37,20 +38,7 @@ export async function geminiEmbedder(options: GeminiEmbedderOptions = {}): Promi
  */
 export async function createGeminiEmbedder(options: GeminiEmbedderOptions): Promise<Embedder> {
   const resolved = resolveGeminiOptions(options);
-  // Loaded here, not at the top: the CLI imports every provider descriptor to auto-select.
-  const { GoogleGenAI } = await import("@google/genai");
-  const ai = new GoogleGenAI({
-    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI and the SDK's own key/base-URL variables are ignored.
-    vertexai: false,
-    apiKey: resolved.apiKey,
-    httpOptions: {
-      baseUrl: resolved.baseUrl,
-      headers: resolved.headers,
-      timeout: resolved.timeoutMs,
-      // No `retryOptions`: without them the SDK makes exactly one attempt. Core retries.
-    },
-  });
-  return new GeminiEmbedder(ai, resolved);
+  return new GeminiEmbedder(await createGeminiClient(resolved), resolved);
 }
 
 class GeminiEmbedder implements Embedder {

@@ -1,4 +1,13 @@
-import { EmbeddingError, embeddingErrorFromHttp, isEmbeddingError } from "@engram/core";
+import {
+  classifyHttpFailure,
+  EmbeddingError,
+  isProviderError,
+  ModelError,
+  type ProviderError,
+  type ProviderErrorOptions,
+  type ProviderFailure,
+  type ProviderService,
+} from "@engram/core";
 import { isDailyQuota, isKeyRejected, parseGoogleErrorBody } from "./google-error.js";
 import { GEMINI_PROVIDER_ID } from "./settings.js";
 import type { AttemptRecord } from "./transport.js";
@@ -13,17 +22,33 @@ export interface FailureContext {
   record: AttemptRecord;
   /** The caller's signal: when it aborted, its reason is thrown as is. */
   signal?: AbortSignal | undefined;
+  /** Which errors to make: `EMBEDDING_*` (default) or `MODEL_*` (generateContent). */
+  service?: ProviderService | undefined;
+  /** What a 2xx body should have been, for the bad_response message (default batchEmbedContents). */
+  expected?: string | undefined;
+}
+
+/** A classified failure of the Gemini provider, as an embedding or a language-model error. */
+export function geminiError(
+  service: ProviderService | undefined,
+  kind: ProviderFailure,
+  message: string,
+  options: ProviderErrorOptions = {},
+): ProviderError {
+  return service === "model"
+    ? new ModelError(kind, GEMINI_PROVIDER_ID, message, options)
+    : new EmbeddingError(kind, GEMINI_PROVIDER_ID, message, options);
 }
 
 /**
  * Turn whatever `models.embedContent` threw into what `embedBatch` throws: the caller's abort
  * reason; an {@link EmbeddingError} already classified (transport failures, bad vectors); the
  * SDK's `ApiError` classified by status and Google's error details; a 2xx body the SDK could not
- * read as `bad_response`.
+ * read as `bad_response`. `models.generateContent` failures the same way, as `ModelError`s.
  */
 export function classifyFailure(error: unknown, context: FailureContext): unknown {
   if (context.signal?.aborted) return context.signal.reason;
-  if (isEmbeddingError(error)) return error;
+  if (isProviderError(error)) return error;
   const answer = context.record.answer;
   if (isApiError(error)) {
     return httpError(error.status, error.message, answer?.headers, error, context);
@@ -32,10 +57,10 @@ export function classifyFailure(error: unknown, context: FailureContext): unknow
     return httpError(answer.status, errorText(error), answer.headers, error, context);
   }
   if (answer) {
-    return new EmbeddingError(
+    return geminiError(
+      context.service,
       "bad_response",
-      GEMINI_PROVIDER_ID,
-      `${context.endpoint} answered ${answer.status} with a body that is not a batchEmbedContents response (${redact(errorText(error), context.apiKey)})`,
+      `${context.endpoint} answered ${answer.status} with a body that is not a ${context.expected ?? "batchEmbedContents"} response (${redact(errorText(error), context.apiKey)})`,
       { cause: sanitizedCause(error, context.apiKey) },
     );
   }
@@ -58,7 +83,7 @@ function httpError(
   const dailyQuota = status === 429 && body !== undefined && isDailyQuota(body);
   const kind = dailyQuota ? "quota" : body && isKeyRejected(body) ? "auth" : undefined;
   const summary = body ? [body.status, body.message].filter(Boolean).join(": ") : text;
-  return embeddingErrorFromHttp({
+  const classified = classifyHttpFailure({
     provider: GEMINI_PROVIDER_ID,
     status,
     message: shorten(redact(summary, context.apiKey)),
@@ -68,6 +93,7 @@ function httpError(
     retryAfterMs: dailyQuota ? undefined : body?.retryDelayMs,
     cause: sanitizedCause(cause, context.apiKey),
   });
+  return geminiError(context.service, classified.kind, classified.message, classified.options);
 }
 
 /** What the transport knew when a request failed before an answer was read. */
@@ -78,6 +104,8 @@ export interface TransportContext {
   attemptSignal: AbortSignal | undefined;
   /** The caller's signal. */
   signal?: AbortSignal | undefined;
+  /** Which errors to make (default `embedding`). */
+  service?: ProviderService | undefined;
 }
 
 const UNDICI_TIMEOUTS = new Set([
@@ -94,17 +122,17 @@ export function transportFailure(error: unknown, context: TransportContext): unk
   if (context.signal?.aborted) return error;
   const code = errorCode(error);
   if (context.attemptSignal?.aborted || (code && UNDICI_TIMEOUTS.has(code))) {
-    return new EmbeddingError(
+    return geminiError(
+      context.service,
       "timeout",
-      GEMINI_PROVIDER_ID,
       `no answer from ${context.endpoint} within ${context.timeoutMs} ms`,
       { cause: error },
     );
   }
   const detail = code ?? errorText(error);
-  return new EmbeddingError(
+  return geminiError(
+    context.service,
     "network",
-    GEMINI_PROVIDER_ID,
     `could not reach ${context.endpoint} (${detail})`,
     { cause: error },
   );

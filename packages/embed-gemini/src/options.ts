@@ -57,10 +57,10 @@ export interface ResolvedGeminiOptions {
  * Fill the API key and base URL from the conventional variables (`GEMINI_API_KEY`, then
  * `GOOGLE_API_KEY`; `GOOGLE_GEMINI_BASE_URL`) where the options leave them unset.
  */
-export function withConventionalEnv(
-  options: GeminiEmbedderOptions,
+export function withConventionalEnv<T extends { apiKey?: string; baseUrl?: string }>(
+  options: T,
   env: Readonly<Record<string, string | undefined>>,
-): GeminiEmbedderOptions {
+): T & { apiKey?: string; baseUrl?: string } {
   const apiKey =
     nonEmpty(options.apiKey) ??
     GEMINI_KEY_VARIABLES.map((name) => nonEmpty(env[name])).find(Boolean);
@@ -162,7 +162,11 @@ function vectorSize(model: string, dims: number | undefined, output: number | un
   return dims;
 }
 
-function checkBaseUrl(value: string): string {
+/** Which config section a setting lives in: `embedding.providers.gemini` or `llm.providers.gemini`. */
+export type GeminiSection = "embedding" | "llm";
+
+/** A base URL without credentials, query or fragment, and without a trailing slash. */
+export function checkBaseUrl(value: string, section: GeminiSection = "embedding"): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -171,6 +175,7 @@ function checkBaseUrl(value: string): string {
       "baseUrl",
       `is not a URL: ${value}`,
       "use e.g. https://generativelanguage.googleapis.com",
+      section,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -178,6 +183,7 @@ function checkBaseUrl(value: string): string {
       "baseUrl",
       `must be http(s), got ${url.protocol}`,
       "use e.g. https://generativelanguage.googleapis.com",
+      section,
     );
   }
   if (url.username || url.password || url.search || url.hash) {
@@ -186,23 +192,34 @@ function checkBaseUrl(value: string): string {
       "baseUrl",
       "must not hold credentials, a query string or a fragment",
       "put the key in apiKey and other secrets in headers",
+      section,
     );
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
 }
 
-function checkHeaders(value: unknown): Record<string, string> {
+/** Extra headers: an object of header names to strings. */
+export function checkHeaders(
+  value: unknown,
+  section: GeminiSection = "embedding",
+): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
     throw invalid(
       "headers",
       "must be an object of header names to strings",
       'use e.g. {"x-proxy-token": "…"}',
+      section,
     );
   }
   for (const [name, header] of Object.entries(value)) {
     if (typeof header !== "string") {
-      throw invalid(`headers.${name}`, "must be a string", 'use e.g. {"x-proxy-token": "…"}');
+      throw invalid(
+        `headers.${name}`,
+        "must be a string",
+        'use e.g. {"x-proxy-token": "…"}',
+        section,
+      );
     }
   }
   return { ...(value as Record<string, string>) };
@@ -220,35 +237,52 @@ function batchSize(value: unknown): number {
   return size;
 }
 
-function positiveInteger(value: unknown, name: string): number | undefined {
+/** A positive whole number, or undefined when unset. */
+export function positiveInteger(
+  value: unknown,
+  name: string,
+  section: GeminiSection = "embedding",
+): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
     throw invalid(
       name,
       `must be a positive whole number, got ${JSON.stringify(value)}`,
       `fix ${name}`,
+      section,
     );
   }
   return value;
 }
 
-function text(value: unknown, name: string): string | undefined {
+/** A trimmed string, or undefined when unset or blank. */
+export function text(
+  value: unknown,
+  name: string,
+  section: GeminiSection = "embedding",
+): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") {
-    throw invalid(name, `must be a string, got ${JSON.stringify(value)}`, `fix ${name}`);
+    throw invalid(name, `must be a string, got ${JSON.stringify(value)}`, `fix ${name}`, section);
   }
   return nonEmpty(value);
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+export function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
 
-function invalid(setting: string, problem: string, fix: string): EngramError {
+/** `CONFIG_INVALID` naming `<section>.providers.gemini.<setting>`. */
+export function invalid(
+  setting: string,
+  problem: string,
+  fix: string,
+  section: GeminiSection = "embedding",
+): EngramError {
   return new EngramError(
     "CONFIG_INVALID",
-    `embedding.providers.${GEMINI_PROVIDER_ID}.${setting} ${problem}`,
+    `${section}.providers.${GEMINI_PROVIDER_ID}.${setting} ${problem}`,
     { hint: fix },
   );
 }

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerGenerateContent } from "./gemini-generate-wire.js";
 
 /**
- * A local stand-in for the Gemini Developer API's `batchEmbedContents`, speaking its REST wire
- * format: `POST /v1beta/models/{model}:batchEmbedContents` with the key in `x-goog-api-key`, a body
+ * A local stand-in for the Gemini Developer API's `batchEmbedContents` (and `generateContent`,
+ * answered by `gemini-generate-wire.ts`), speaking its REST wire format: `POST /v1beta/models/{model}:batchEmbedContents` with the key in `x-goog-api-key`, a body
  * `{"requests":[{"model":"models/…","content":{"parts":[{"text":…}]},"taskType":…,
  * "outputDimensionality":…}]}`, an answer `{"embeddings":[{"values":[…]}]}`, and errors as Google
  * sends them (`{"error":{"code","message","status","details"}}`, pretty-printed JSON).
@@ -173,12 +174,15 @@ function write(
 /** What the real API answers: key check, model lookup, batch limit, then embeddings. */
 function answerLikeGemini(request: RecordedRequest, raw: string, apiKey: string): WireReply {
   const url = new URL(request.url, "http://localhost");
-  const match = /^\/v1beta\/models\/([^/:]+):batchEmbedContents$/.exec(url.pathname);
+  const match = /^\/v1beta\/models\/([^/:]+):(batchEmbedContents|generateContent)$/.exec(
+    url.pathname,
+  );
   if (request.method !== "POST" || !match) return notFoundPage();
   const key = request.headers["x-goog-api-key"] ?? url.searchParams.get("key");
   if (!key) return unregisteredCaller();
   if (key !== apiKey) return apiKeyInvalid();
   const model = match[1] as string;
+  if (match[2] === "generateContent") return answerGenerateContent(request, model);
   const fullDims = WIRE_MODELS[model];
   if (fullDims === undefined) return modelNotFound(model);
   if (request.body === undefined) {

@@ -58,7 +58,7 @@ async function checkLocal(settings: ProviderSettings): Promise<ProviderCheck> {
 }
 
 /** Ok when `path` is a readable file that starts with the GGUF magic (reads 4 bytes). */
-async function isGgufFile(path: string): Promise<ProviderCheck> {
+export async function isGgufFile(path: string): Promise<ProviderCheck> {
   try {
     if (!(await stat(path)).isFile())
       return { ok: false, reason: `model path is not a file: ${path}` };

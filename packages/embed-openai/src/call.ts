@@ -1,5 +1,5 @@
-import { EmbeddingError } from "@engram/core";
-import { PROVIDER_ID } from "./settings.js";
+import type { ProviderError, ProviderService } from "@engram/core";
+import { openaiError } from "./errors.js";
 
 /** How {@link callOnce} bounds and classifies one request. */
 export interface CallOptions {
@@ -7,8 +7,10 @@ export interface CallOptions {
   timeoutMs: number;
   /** The caller's signal: when it aborts, the request is aborted and its reason is thrown. */
   signal?: AbortSignal | undefined;
-  /** Turns whatever the request threw into an {@link EmbeddingError}. */
-  classify: (error: unknown) => EmbeddingError;
+  /** Turns whatever the request threw into an `EmbeddingError` or a `ModelError`. */
+  classify: (error: unknown) => ProviderError;
+  /** Which error a timeout is: `EMBEDDING_TIMEOUT` (default) or `MODEL_TIMEOUT`. */
+  service?: ProviderService;
   /** What the request was, for the timeout message (e.g. `POST /embeddings`). */
   what: string;
 }
@@ -40,9 +42,9 @@ export async function callOnce<T>(
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (timedOut) {
-      throw new EmbeddingError(
+      throw openaiError(
+        options.service ?? "embedding",
         "timeout",
-        PROVIDER_ID,
         `${options.what} took longer than ${options.timeoutMs} ms`,
       );
     }

@@ -1,7 +1,8 @@
-import type { EmbeddingError } from "@engram/core";
+import type { EmbeddingError, ProviderError, ProviderService } from "@engram/core";
 import type OpenAI from "openai";
+import type { ParsedBaseUrl } from "./base-url.js";
 import { callOnce } from "./call.js";
-import { type Sdk, toEmbeddingError } from "./errors.js";
+import { type Sdk, toProviderError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import { readEmbeddingList } from "./vectors.js";
 
@@ -44,13 +45,27 @@ export interface Connection {
   ): Promise<Float32Array[]>;
 }
 
+/** What an SDK client needs: the settings embeddings and chat share. */
+export interface ClientOptions {
+  apiKey: string | undefined;
+  baseUrl: ParsedBaseUrl;
+  organization: string | undefined;
+  project: string | undefined;
+  timeoutMs: number;
+  headers: Record<string, string>;
+}
+
 /**
  * Load the SDK (lazily: loading the provider descriptor stays cheap) and create a client with SDK
  * retries off (`maxRetries: 0`: core retries), the timeout, base URL, query and headers. Options
  * the SDK would otherwise read from the environment (`OPENAI_BASE_URL`, `OPENAI_ORG_ID`, …) are
- * always passed explicitly, so the settings alone decide where requests go.
+ * always passed explicitly, so the settings alone decide where requests go. `classify` turns a
+ * failed request into an `EmbeddingError` (or, for `service: "model"`, a `ModelError`).
  */
-export async function connect(options: ResolvedOptions): Promise<Connection> {
+export async function createClient(
+  options: ClientOptions,
+  service: ProviderService = "embedding",
+): Promise<{ sdk: Sdk; client: OpenAI; classify: (error: unknown) => ProviderError }> {
   const sdk = await import("openai");
   const client = new sdk.OpenAI({
     apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
@@ -66,15 +81,25 @@ export async function connect(options: ResolvedOptions): Promise<Connection> {
     sdk,
     secrets: options.apiKey ? [options.apiKey] : [],
     endpoint: options.baseUrl.endpoint,
+    service,
   };
-  const classify = (error: unknown) => toEmbeddingError(error, context);
+  return { sdk, client, classify: (error: unknown) => toProviderError(error, context) };
+}
 
+/** A client for embedding requests (see {@link createClient}), and single attempts through it. */
+export async function connect(options: ResolvedOptions): Promise<Connection> {
+  const { sdk, client, classify } = await createClient(options);
   const connection: Connection = {
     sdk,
     client,
     options,
     call: (what, run, signal, timeoutMs = options.timeoutMs) =>
-      callOnce(run, { what, signal, timeoutMs, classify }),
+      callOnce(run, {
+        what,
+        signal,
+        timeoutMs,
+        classify: classify as (e: unknown) => EmbeddingError,
+      }),
     body: (texts) => ({
       model: options.model,
       input: [...texts],

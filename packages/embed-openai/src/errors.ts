@@ -1,8 +1,11 @@
 import {
+  classifyHttpFailure,
   EmbeddingError,
-  type EmbeddingFailure,
-  embeddingErrorFromHttp,
-  isEmbeddingError,
+  isProviderError,
+  ModelError,
+  type ProviderError,
+  type ProviderFailure,
+  type ProviderService,
 } from "@engram/core";
 import type * as OpenAISdk from "openai";
 import { PROVIDER_ID } from "./settings.js";
@@ -17,10 +20,25 @@ export interface ErrorContext {
   secrets: readonly string[];
   /** Where the request went (for network messages; never holds secrets). */
   endpoint: string;
+  /** Which errors to make: `EMBEDDING_*` (default) or `MODEL_*` ones. */
+  service?: ProviderService;
+}
+
+/** A classified failure of this provider, as an embedding or a language-model error. */
+export function openaiError(
+  service: ProviderService,
+  kind: ProviderFailure,
+  message: string,
+  options: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+): ProviderError {
+  return service === "model"
+    ? new ModelError(kind, PROVIDER_ID, message, options)
+    : new EmbeddingError(kind, PROVIDER_ID, message, options);
 }
 
 /**
- * Classify anything a request through the SDK threw as an {@link EmbeddingError}:
+ * Classify anything a request through the SDK threw as an {@link EmbeddingError} (or, with
+ * `service: "model"`, a `ModelError`: chat requests fail the same ways):
  *
  * - `APIConnectionTimeoutError` → `timeout`; other `APIConnectionError`s (refused, reset, DNS) →
  *   `network`;
@@ -35,18 +53,19 @@ export interface ErrorContext {
  * Messages are scrubbed of the API key and of anything shaped like `sk-…` (OpenAI echoes a masked
  * key in 401 messages). The SDK error is not attached as `cause`, so the key cannot leak through it.
  */
-export function toEmbeddingError(error: unknown, context: ErrorContext): EmbeddingError {
-  if (isEmbeddingError(error)) return error;
+export function toProviderError(error: unknown, context: ErrorContext): ProviderError {
+  if (isProviderError(error)) return error;
   const { sdk } = context;
+  const service = context.service ?? "embedding";
   const scrub = (text: string) => scrubSecrets(text, context.secrets);
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new EmbeddingError("timeout", PROVIDER_ID, `${context.endpoint} did not answer in time`);
+    return openaiError(service, "timeout", `${context.endpoint} did not answer in time`);
   }
   if (error instanceof sdk.APIConnectionError) {
     const detail = connectionDetail(error);
-    return new EmbeddingError(
+    return openaiError(
+      service,
       "network",
-      PROVIDER_ID,
       scrub(`cannot reach ${context.endpoint}${detail ? ` (${detail})` : ""}`),
     );
   }
@@ -57,7 +76,7 @@ export function toEmbeddingError(error: unknown, context: ErrorContext): Embeddi
     const quota =
       error.status === 429 &&
       (body.code === "insufficient_quota" || body.type === "insufficient_quota");
-    return embeddingErrorFromHttp({
+    const classified = classifyHttpFailure({
       provider: PROVIDER_ID,
       status: error.status,
       message,
@@ -68,18 +87,24 @@ export function toEmbeddingError(error: unknown, context: ErrorContext): Embeddi
           ? (retryAfterFromMessage(raw) ?? retryAfterFromRateLimitHeaders(error.headers))
           : undefined,
     });
+    return openaiError(service, classified.kind, classified.message, classified.options);
   }
-  const kind: EmbeddingFailure = error instanceof TypeError ? "network" : "bad_response";
+  const kind: ProviderFailure = error instanceof TypeError ? "network" : "bad_response";
   const text = error instanceof Error ? error.message : String(error);
-  return new EmbeddingError(
+  return openaiError(
+    service,
     kind,
-    PROVIDER_ID,
     scrub(
       kind === "network"
         ? `the connection to ${context.endpoint} broke: ${text}`
         : `unreadable response from ${context.endpoint}: ${text}`,
     ),
   );
+}
+
+/** {@link toProviderError} for embedding requests. */
+export function toEmbeddingError(error: unknown, context: ErrorContext): EmbeddingError {
+  return toProviderError(error, { ...context, service: "embedding" }) as EmbeddingError;
 }
 
 /** `text` with every secret and every `sk-…` token replaced by `***`. */

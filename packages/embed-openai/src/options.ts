@@ -1,5 +1,6 @@
-import { EmbeddingError, EngramError } from "@engram/core";
+import { EmbeddingError } from "@engram/core";
 import { type ParsedBaseUrl, parseBaseUrl } from "./base-url.js";
+import { invalidSetting, settingReader } from "./option-values.js";
 import { DEFAULTS, KNOWN_MODELS, PROVIDER_ID } from "./settings.js";
 
 /**
@@ -82,18 +83,22 @@ export interface ResolvedOptions {
  *   `batch: true` with `batchWait: false` (not supported yet).
  */
 export function resolveOptions(options: OpenAIEmbedderOptions): ResolvedOptions {
-  const baseUrl = parseBaseUrl(optionalString(options, "baseUrl"));
-  const apiKey = optionalString(options, "apiKey");
+  const { optionalString, optionalBoolean, optionalCount, headersOption } = settingReader(
+    options as Record<string, unknown>,
+    "embedding",
+  );
+  const baseUrl = parseBaseUrl(optionalString("baseUrl"));
+  const apiKey = optionalString("apiKey");
   if (!apiKey && baseUrl.isOpenAI) {
     throw new EmbeddingError("auth", PROVIDER_ID, "no API key for api.openai.com", {
       hint: "set OPENAI_API_KEY (or embedding.providers.openai.apiKey), or point baseUrl at a local OpenAI-compatible server",
     });
   }
-  const model = optionalString(options, "model") ?? DEFAULTS.model;
-  const dimensions = optionalCount(options, "dimensions");
-  const declaredDims = optionalCount(options, "dims");
-  const batchEnabled = optionalBoolean(options, "batch") ?? DEFAULTS.batch;
-  if (batchEnabled && optionalBoolean(options, "batchWait") === false) {
+  const model = optionalString("model") ?? DEFAULTS.model;
+  const dimensions = optionalCount("dimensions");
+  const declaredDims = optionalCount("dims");
+  const batchEnabled = optionalBoolean("batch") ?? DEFAULTS.batch;
+  if (batchEnabled && optionalBoolean("batchWait") === false) {
     throw new EmbeddingError(
       "bad_input",
       PROVIDER_ID,
@@ -107,20 +112,19 @@ export function resolveOptions(options: OpenAIEmbedderOptions): ResolvedOptions 
     model,
     dimensions,
     dims: knownDims(model, dimensions, declaredDims),
-    headers: headersOption(options.headers),
-    organization: optionalString(options, "organization"),
-    project: optionalString(options, "project"),
-    timeoutMs: optionalCount(options, "timeoutMs") ?? DEFAULTS.timeoutMs,
-    maxBatchSize: optionalCount(options, "maxBatchSize") ?? DEFAULTS.maxBatchSize,
-    maxTokensPerRequest:
-      optionalCount(options, "maxTokensPerRequest") ?? DEFAULTS.maxTokensPerRequest,
-    concurrency: optionalCount(options, "concurrency") ?? DEFAULTS.concurrency,
+    headers: headersOption(),
+    organization: optionalString("organization"),
+    project: optionalString("project"),
+    timeoutMs: optionalCount("timeoutMs") ?? DEFAULTS.timeoutMs,
+    maxBatchSize: optionalCount("maxBatchSize") ?? DEFAULTS.maxBatchSize,
+    maxTokensPerRequest: optionalCount("maxTokensPerRequest") ?? DEFAULTS.maxTokensPerRequest,
+    concurrency: optionalCount("concurrency") ?? DEFAULTS.concurrency,
     batch: {
       enabled: batchEnabled,
-      minTexts: optionalCount(options, "batchMinTexts") ?? DEFAULTS.batchMinTexts,
-      pollIntervalMs: optionalCount(options, "batchPollIntervalMs") ?? DEFAULTS.batchPollIntervalMs,
-      timeoutMs: optionalCount(options, "batchTimeoutMs") ?? DEFAULTS.batchTimeoutMs,
-      concurrency: optionalCount(options, "batchConcurrency") ?? DEFAULTS.batchConcurrency,
+      minTexts: optionalCount("batchMinTexts") ?? DEFAULTS.batchMinTexts,
+      pollIntervalMs: optionalCount("batchPollIntervalMs") ?? DEFAULTS.batchPollIntervalMs,
+      timeoutMs: optionalCount("batchTimeoutMs") ?? DEFAULTS.batchTimeoutMs,
+      concurrency: optionalCount("batchConcurrency") ?? DEFAULTS.batchConcurrency,
     },
   };
 }
@@ -134,10 +138,16 @@ function knownDims(
   const known = KNOWN_MODELS[model];
   if (known && dimensions !== undefined) {
     if (!known.shortenable) {
-      throw invalid("dimensions", `${model} does not support dimensions`, "remove dimensions");
+      throw invalidSetting(
+        "embedding",
+        "dimensions",
+        `${model} does not support dimensions`,
+        "remove dimensions",
+      );
     }
     if (dimensions > known.dims) {
-      throw invalid(
+      throw invalidSetting(
+        "embedding",
         "dimensions",
         `${model} makes at most ${known.dims} dimensions, got ${dimensions}`,
         `set dimensions to ${known.dims} or less`,
@@ -146,7 +156,8 @@ function knownDims(
   }
   const implied = dimensions ?? known?.dims;
   if (declared !== undefined && implied !== undefined && declared !== implied) {
-    throw invalid(
+    throw invalidSetting(
+      "embedding",
       "dims",
       `is ${declared} but ${model}${dimensions !== undefined ? ` with dimensions ${dimensions}` : ""} returns ${implied}`,
       known
@@ -155,60 +166,4 @@ function knownDims(
     );
   }
   return declared ?? implied;
-}
-
-function headersOption(value: unknown): Record<string, string> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw invalid(
-      "headers",
-      "must be a JSON object of header names to values",
-      'e.g. {"X-Token": "…"}',
-    );
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, v] of Object.entries(value)) {
-    if (typeof v !== "string") {
-      throw invalid("headers", `value of ${name} must be a string`, `quote the value of ${name}`);
-    }
-    headers[name] = v;
-  }
-  return headers;
-}
-
-type Key = keyof OpenAIEmbedderOptions;
-
-function optionalString(options: OpenAIEmbedderOptions, key: Key): string | undefined {
-  const value: unknown = options[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw invalid(key, "must be a string", `set ${key} to a string`);
-  return value.trim() || undefined;
-}
-
-function optionalBoolean(options: OpenAIEmbedderOptions, key: Key): boolean | undefined {
-  const value: unknown = options[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean")
-    throw invalid(key, "must be true or false", `set ${key} to true or false`);
-  return value;
-}
-
-/** A positive whole number (counts, sizes, milliseconds). */
-function optionalCount(options: OpenAIEmbedderOptions, key: Key): number | undefined {
-  const value: unknown = options[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
-    throw invalid(
-      key,
-      `must be a positive whole number, got ${JSON.stringify(value)}`,
-      `fix ${key}`,
-    );
-  }
-  return value;
-}
-
-function invalid(key: string, problem: string, fix: string): EngramError {
-  return new EngramError("CONFIG_INVALID", `openai: ${key} ${problem}`, {
-    hint: `${fix} (embedding.providers.openai.${key})`,
-  });
 }

@@ -6,10 +6,16 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type ChatBehaviour,
+  type ChatCompletionsBody,
+  chatCompletionResult,
+} from "./openai-chat-wire.js";
 
 /**
  * A local HTTP server that speaks OpenAI's wire format for the endpoints engram uses: embeddings,
- * files (multipart upload, content, delete) and batches (create, retrieve, cancel). Status codes,
+ * chat completions (`openai-chat-wire.ts`), files (multipart upload, content, delete) and batches
+ * (create, retrieve, cancel). Status codes,
  * JSON shapes and headers follow what api.openai.com sends. Every request is recorded, so tests can
  * assert exactly how many requests were made.
  */
@@ -68,6 +74,8 @@ export interface WireServerOptions {
   apiKey?: string;
   /** Answer number arrays even when base64 is asked for (older Ollama, some proxies). */
   ignoreEncodingFormat?: boolean;
+  /** What the chat model answers, and which models exist. */
+  chat?: ChatBehaviour;
 }
 
 /** A running server. */
@@ -171,6 +179,15 @@ export async function startOpenAIWireServer(
       case "POST /embeddings": {
         const result = embeddingsResult(req.body as EmbeddingsBody, options);
         return json(res, result.status, result.body, okHeaders((req.body as EmbeddingsBody).model));
+      }
+      case "POST /chat/completions": {
+        const result = chatCompletionResult(req.body as ChatCompletionsBody, options.chat);
+        return json(
+          res,
+          result.status,
+          result.body,
+          okHeaders((req.body as ChatCompletionsBody).model),
+        );
       }
       case "POST /files":
         return uploadFile(req, res);

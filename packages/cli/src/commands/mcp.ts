@@ -1,68 +1,204 @@
+import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { createMemoryTools } from "@engram/core";
+import { createMemoryTools, EngramError, type Memory } from "@engram/core";
 import type { Command } from "commander";
-import { globals } from "../context.js";
+import { globals, positiveInt } from "../context.js";
 import type { Io } from "../output.js";
 import { openMemory, workspaceDir } from "../workspace.js";
 import { describeSync } from "./sync.js";
 
+/** Port of `engram mcp --http` when none is given. */
+export const DEFAULT_MCP_PORT = 7345;
+
+/** Environment variable holding the bearer token of `engram mcp --http`. */
+export const MCP_TOKEN_ENV = "ENGRAM_MCP_TOKEN";
+
+interface McpFlags {
+  readOnly?: boolean;
+  watch: boolean;
+  http?: boolean;
+  port?: string;
+  host: string;
+  allowHost?: string[];
+}
+
 /**
- * `engram mcp`: serve `memory_search`, `memory_get` and `memory_write` to an MCP client over
- * stdio until the client closes stdin (or SIGINT/SIGTERM). stdout carries only the protocol;
- * every log line goes to stderr. The index is brought up to date in the background (searches
- * answer from the index as it is meanwhile) and, unless `--no-watch`, kept fresh while files change.
+ * `engram mcp`: serve engram's memory to MCP clients — every memory tool, the memory files as
+ * `memory://` resources, and the `recall` / `flush` prompts — over stdio (one client; stdout
+ * carries only the protocol, logs go to stderr) or, with `--http`, over Streamable HTTP (any
+ * number of clients sharing this process's one index). Runs until stdin closes (stdio) or
+ * SIGINT/SIGTERM. The index is synced in the background and, unless `--no-watch`, kept fresh;
+ * watcher events become resource notifications.
  */
 export function registerMcp(program: Command, io: Io): void {
   program
     .command("mcp")
     .description(
-      "serve the memory tools to an MCP client (Claude Desktop, IDEs, agents) over stdio",
+      "serve memory tools, files and prompts to MCP clients (Claude, Cursor, VS Code, agents) over stdio or --http",
     )
-    .option("--read-only", "serve memory_search and memory_get only (no memory_write)")
+    .option("--read-only", "serve only the tools that change nothing (no memory_write)")
     .option("--no-watch", "do not watch the files (only what engram writes is re-indexed)")
-    .action(async (flags: { readOnly?: boolean; watch: boolean }, cmd: Command) => {
+    .option("--http", "serve over Streamable HTTP (several clients, one index) instead of stdio")
+    .option("--port <n>", `HTTP port (default ${DEFAULT_MCP_PORT}; 0 picks a free one)`)
+    .option(
+      "--host <address>",
+      "HTTP address to listen on (loopback unless you need otherwise)",
+      "127.0.0.1",
+    )
+    .option(
+      "--allow-host <name...>",
+      "further host names clients may use in Host/Origin (e.g. a LAN name for --host 0.0.0.0)",
+    )
+    .action(async (flags: McpFlags, cmd: Command) => {
       const g = globals(cmd);
       const log = (text: string) => io.stderr.write(`engram mcp: ${text}\n`);
+      const port = httpPort(flags, cmd);
       // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
-      const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-      const { createMcpServer } = await import("../mcp-server.js");
+      const { createEngramMcpServer } = await import("../mcp/server.js");
+      const { ResourceChanges } = await import("../mcp/changes.js");
       const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
-      const stops: (() => void)[] = [];
+      const stops: (() => unknown)[] = [];
       try {
-        const tools = createMemoryTools(memory, { readOnly: flags.readOnly === true });
-        const server = createMcpServer(tools, {
-          name: "engram",
-          version: program.version() ?? "0",
-        });
-        server.onerror = (error) => log(`protocol error: ${error.message}`);
-        const done = new Promise<void>((resolve) => {
-          server.onclose = resolve;
-          for (const signal of ["SIGINT", "SIGTERM"] as const) {
-            process.once(signal, resolve);
-            stops.push(() => process.off(signal, resolve));
-          }
-          for (const event of ["end", "close"] as const) {
-            process.stdin.once(event, resolve);
-            stops.push(() => process.stdin.off(event, resolve));
-          }
-        });
-        await server.connect(new StdioServerTransport(process.stdin, io.stdout as Writable));
-        log(
-          `serving ${memory.workspace}: ${tools.definitions.map((d) => d.name).join(", ")}` +
-            (memory.embedder ? "" : " (no embedding provider: keyword search)"),
-        );
-        if (flags.watch) {
-          memory.watch({ onError: (error) => log(`sync failed: ${(error as Error).message}`) });
+        const readOnly = flags.readOnly === true;
+        const tools = createMemoryTools(memory, { readOnly });
+        const info = { name: "engram", version: program.version() ?? "0" };
+        const changes = new ResourceChanges(memory.workspace);
+        stops.push(() => changes.close());
+        const newSession = () => {
+          // The user's own client: the main scope (core's group-scope rules are for shared ones).
+          const session = createEngramMcpServer({ tools, memory, scope: "main", readOnly, info });
+          const forget = changes.add(session.resources);
+          session.server.server.onclose = forget;
+          session.server.server.onerror = (error) => log(`protocol error: ${error.message}`);
+          return session;
+        };
+        const done = stopSignal(stops, !flags.http);
+
+        if (flags.http) {
+          const { serveMcpHttp } = await import("../mcp/http.js");
+          const token = httpToken(io.env, flags.host);
+          const http = await serveMcpHttp({
+            host: flags.host,
+            port,
+            token: token.value,
+            allowedHosts: flags.allowHost ?? [],
+            newSession,
+            onSession: (event, id) =>
+              log(`session ${id} ${event === "open" ? "opened" : "closed"}`),
+            onError: (error) => log(`request failed: ${error.message}`),
+          });
+          stops.push(() => http.close());
+          log(
+            `serving ${memory.workspace} at ${http.url} (${describeTools(tools.definitions, memory)})`,
+          );
+          if (token.generated)
+            log(`bearer token (set ${MCP_TOKEN_ENV} to choose it): ${token.value}`);
+          else if (token.value) log(`bearer token from ${MCP_TOKEN_ENV} required`);
+        } else {
+          const { StdioServerTransport } = await import(
+            "@modelcontextprotocol/sdk/server/stdio.js"
+          );
+          const session = newSession();
+          await session.server.connect(
+            new StdioServerTransport(process.stdin, io.stdout as Writable),
+          );
+          stops.push(() => session.server.close());
+          log(`serving ${memory.workspace}: ${describeTools(tools.definitions, memory)}`);
         }
-        memory.sync().then(
-          (report) => report && log(describeSync(report)),
-          (error: Error) => log(`sync failed: ${error.message}`),
-        );
+
+        // Background work lives beside the server and stops with it: the watcher now; the
+        // scheduled maintenance of the curation issue (lifecycle rules, consolidation) starts here.
+        startBackground(memory, flags.watch, changes, log);
         await done;
-        await server.close();
       } finally {
-        for (const stop of stops) stop();
+        for (const stop of stops.reverse()) await stop();
         await memory.close();
       }
     });
+}
+
+/** Sync in the background and, when asked, watch the files (their events notify clients). */
+function startBackground(
+  memory: Memory,
+  watch: boolean,
+  changes: { note(event: string, path: string): void },
+  log: (text: string) => void,
+): void {
+  if (watch) {
+    memory.watch({
+      onChange: (event, path) => changes.note(event, path),
+      onError: (error) => log(`sync failed: ${(error as Error).message}`),
+    });
+  }
+  memory.sync().then(
+    (report) => report && log(describeSync(report)),
+    (error: Error) => log(`sync failed: ${error.message}`),
+  );
+}
+
+/** Resolves on SIGINT/SIGTERM, or (stdio) when the client closes stdin. */
+function stopSignal(stops: (() => unknown)[], stdio: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      process.once(signal, resolve);
+      stops.push(() => process.off(signal, resolve));
+    }
+    if (!stdio) return;
+    for (const event of ["end", "close"] as const) {
+      process.stdin.once(event, resolve);
+      stops.push(() => process.stdin.off(event, resolve));
+    }
+  });
+}
+
+/**
+ * The bearer token: `ENGRAM_MCP_TOKEN` when set; otherwise none on a loopback address and a fresh
+ * random one (printed at start) on any other.
+ */
+function httpToken(
+  env: NodeJS.ProcessEnv,
+  host: string,
+): { value: string | null; generated: boolean } {
+  const given = env[MCP_TOKEN_ENV]?.trim();
+  if (given && !/^[\x21-\x7e]{16,}$/.test(given)) {
+    throw new EngramError("CONFIG_INVALID", `${MCP_TOKEN_ENV} is not a usable bearer token`, {
+      hint: "use at least 16 visible ASCII characters (HTTP headers carry nothing else), e.g. openssl rand -base64 24",
+    });
+  }
+  if (given) return { value: given, generated: false };
+  if (isLoopback(host)) return { value: null, generated: false };
+  return { value: randomBytes(24).toString("base64url"), generated: true };
+}
+
+/** The `--port` of `--http` (0 picks a free one); the HTTP options are refused without `--http`. */
+function httpPort(flags: McpFlags, cmd: Command): number {
+  const httpOnly = [
+    flags.port !== undefined && "--port",
+    cmd.getOptionValueSource("host") === "cli" && "--host",
+    flags.allowHost !== undefined && "--allow-host",
+  ].filter(Boolean);
+  if (!flags.http && httpOnly.length > 0) {
+    throw new EngramError("INVALID_ARGUMENT", `${httpOnly.join(", ")} only apply to --http`, {
+      hint: "add --http to serve over Streamable HTTP, or leave them out for stdio",
+    });
+  }
+  if (flags.port === "0") return 0;
+  const port = positiveInt("--port", flags.port) ?? DEFAULT_MCP_PORT;
+  if (port > 65_535) {
+    throw new EngramError("INVALID_ARGUMENT", `--port must be at most 65535, got ${port}`, {
+      hint: `pass a free port such as ${DEFAULT_MCP_PORT}, or 0 to pick one`,
+    });
+  }
+  return port;
+}
+
+function isLoopback(host: string): boolean {
+  return ["localhost", "127.0.0.1", "::1", "[::1]"].includes(host) || /^127(\.\d+){3}$/.test(host);
+}
+
+function describeTools(definitions: readonly { name: string }[], memory: Memory): string {
+  return (
+    definitions.map((d) => d.name).join(", ") +
+    (memory.embedder ? "" : " (no embedding provider: keyword search)")
+  );
 }

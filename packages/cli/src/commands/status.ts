@@ -1,4 +1,9 @@
-import { describeEmbedding, type MemoryStatus, type WatcherHealth } from "@engram/core";
+import {
+  describeEmbedding,
+  type LanguageModelStatus,
+  type MemoryStatus,
+  type WatcherHealth,
+} from "@engram/core";
 import type { Command } from "commander";
 import { withMemory } from "../context.js";
 import { duration, type Io, json, line } from "../output.js";
@@ -52,6 +57,38 @@ function bytes(n: number): string {
   return n < 1024 * 1024 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** The circuit of a provider as one phrase: `ok`, or `open until … (CODE: message)`. */
+function circuitText(c: MemoryStatus["providers"][number]["circuit"]): string {
+  return c.state === "closed"
+    ? "ok"
+    : `${c.state} until ${new Date(c.openUntil ?? 0).toISOString()} (${c.lastErrorCode ?? "error"}: ${c.lastError ?? ""})`;
+}
+
+/** `1,234 in / 56 out in 7 calls`. */
+function tokensText(t: LanguageModelStatus["spent"]): string {
+  return `${t.inputTokens.toLocaleString("en-US")} in / ${t.outputTokens.toLocaleString("en-US")} out in ${t.requests} call(s)`;
+}
+
+/** The language models: each one's health and tokens, or why there is none. */
+function printLanguageModels(io: Io, llm: LanguageModelStatus): void {
+  if (!llm.models.length) {
+    line(io, `LLM         none (${llm.notes.join("; ") || "llm.provider is none"})`);
+    return;
+  }
+  const cap =
+    llm.maxTokensPerRun === null
+      ? "no cap per run"
+      : `cap ${llm.maxTokensPerRun.toLocaleString("en-US")} per run`;
+  line(io, `LLM         tokens spent: ${tokensText(llm.spent)} (${cap})`);
+  for (const m of llm.models) {
+    const name = `${m.id}/${m.model}${m.endpoint ? `@${m.endpoint}` : ""}`;
+    line(
+      io,
+      `  ${(m.primary ? "primary" : "fallback").padEnd(9)} ${name} — ${circuitText(m.circuit)}; ${tokensText(m.spent)}`,
+    );
+  }
+}
+
 function printStatus(io: Io, s: MemoryStatus): void {
   const size = s.store.bytes !== undefined ? `, ${bytes(s.store.bytes)}` : "";
   line(io, `Workspace   ${s.workspace}`);
@@ -68,16 +105,14 @@ function printStatus(io: Io, s: MemoryStatus): void {
   }
   for (const p of s.providers) {
     const role = p.primary ? "primary" : "fallback";
-    const circuit =
-      p.circuit.state === "closed"
-        ? "ok"
-        : `${p.circuit.state} until ${new Date(p.circuit.openUntil ?? 0).toISOString()} (${p.circuit.lastErrorCode ?? "error"}: ${p.circuit.lastError ?? ""})`;
+    const circuit = circuitText(p.circuit);
     line(
       io,
       `  ${role.padEnd(9)} ${describeEmbedding(p.identity)}${p.active ? " [index]" : ""} — ${circuit}`,
     );
   }
   if (!s.embedding) for (const note of s.providerNotes) line(io, `  not used  ${note}`);
+  printLanguageModels(io, s.llm);
   if (s.cache) {
     const rate =
       s.cache.hitRate === null

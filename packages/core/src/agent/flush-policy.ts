@@ -12,12 +12,9 @@ import {
   isNoReply,
 } from "./flush-prompts.js";
 import { SessionStateFile } from "./flush-state.js";
-import {
-  createMemoryTools,
-  type MemoryTools,
-  type MemoryToolsHost,
-  type WriteToolResult,
-} from "./tools.js";
+import type { MemoryToolsHost } from "./tool-spec.js";
+import type { WriteToolResult } from "./tool-write.js";
+import { createMemoryTools, type MemoryTools } from "./tools.js";
 import { parseToolArgs } from "./tools-args.js";
 
 /** Built-in flush defaults (the seeds'); the config's `flush` section overrides them. */

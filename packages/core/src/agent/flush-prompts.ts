@@ -31,3 +31,18 @@ export function isNoReply(text: unknown): boolean {
   const bare = text.trim().replace(/^["'`*_\s]+|["'`*_.。\s]+$/gu, "");
   return bare === NO_REPLY;
 }
+
+/**
+ * The flush turn's prompts for `date` (`YYYY-MM-DD`), the workspace's `flush.systemPrompt` /
+ * `flush.userPrompt` overriding the defaults: what a host without a flush policy (an MCP client
+ * offering the `flush` prompt) hands the model before its context is compacted.
+ */
+export function flushPrompts(
+  flush: { systemPrompt?: string | undefined; userPrompt?: string | undefined } | undefined,
+  date: string,
+): { system: string; user: string } {
+  return {
+    system: flush?.systemPrompt ?? DEFAULT_FLUSH_SYSTEM_PROMPT,
+    user: fillDate(flush?.userPrompt ?? DEFAULT_FLUSH_USER_PROMPT, date),
+  };
+}

@@ -23,3 +23,12 @@ export function toolErrorResult(error: unknown): ToolErrorResult {
   const message = error instanceof Error ? error.message : String(error);
   return { error: { code: "UNEXPECTED", message } };
 }
+
+/**
+ * A failed tool call as one line for a model to read: `CODE: message (hint)` (the text of an MCP
+ * tool error).
+ */
+export function toolErrorText(error: unknown): string {
+  const { error: e } = toolErrorResult(error);
+  return `${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ""}`;
+}

@@ -1,73 +1,38 @@
 import { EngramError } from "../errors.js";
-import type { Memory } from "../memory.js";
-import type { SearchMode } from "../search/types.js";
-import type { Tier } from "../tier.js";
-import type { AppendResult } from "../workspace/append.js";
-import { isDailyLogPath } from "../workspace/layout.js";
-import type { MemoryFileSlice } from "../workspace/read.js";
-import { type MemoryWriteArgs, parseToolArgs } from "./tools-args.js";
-import {
-  MEMORY_TOOL_DEFINITIONS,
-  type MemoryToolName,
-  type ToolDefinition,
-} from "./tools-definitions.js";
-
-/** What the tools need of a {@link Memory} (a `Memory` is one). */
-export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm">;
-
-/** One `memory_search` hit: a snippet with the exact lines it shows. */
-export interface SearchToolHit {
-  path: string;
-  startLine: number;
-  endLine: number;
-  snippet: string;
-  score: number;
-  tier: Tier;
-  source: string;
-  /** Embedding provider and model that answered the vector side, when it ran. */
-  provider?: string;
-  model?: string;
-  /** True when a fallback provider answered instead of the configured primary. */
-  fallback: boolean;
-  /** True when keyword search answered alone. */
-  degraded: boolean;
-}
-
-/** The result of `memory_search`. */
-export interface SearchToolResult {
-  query: string;
-  mode: SearchMode;
-  degraded: boolean;
-  degradedReason?: string;
-  results: SearchToolHit[];
-}
-
-/** The result of `memory_write`: where the appended entry landed. */
-export interface WriteToolResult extends AppendResult {
-  /** `daily`, `long-term`, or `file` (a named memory file). */
-  target: "daily" | "long-term" | "file";
-}
+import type { MemoryToolSpec, MemoryToolsHost } from "./tool-spec.js";
+import { MEMORY_TOOL_SPECS, type MemoryToolName } from "./tool-specs.js";
+import { parseArgsOf } from "./tools-args.js";
+import { MEMORY_TOOL_DEFINITIONS, type ToolDefinition } from "./tools-definitions.js";
 
 /** Result type of each tool. */
-export interface MemoryToolResults {
-  memory_search: SearchToolResult;
-  memory_get: MemoryFileSlice;
-  memory_write: WriteToolResult;
-}
+export type MemoryToolResults = {
+  [N in MemoryToolName]: Extract<
+    (typeof MEMORY_TOOL_SPECS)[number],
+    { name: N }
+  > extends MemoryToolSpec<N, infer _A, infer R>
+    ? R
+    : never;
+};
 
 /** Options of {@link createMemoryTools}. */
 export interface MemoryToolsOptions {
-  /** Leave `memory_write` out (a read-only agent or server). Default false. */
+  /**
+   * Offer only the tools that change nothing (`annotations.readOnlyHint`): a read-only agent or
+   * server. Default false.
+   */
   readOnly?: boolean;
 }
 
 /** The memory tools of one workspace: definitions to hand to a model, and their handler. */
 export interface MemoryTools {
-  /** JSON Schema definitions (`{ name, description, parameters }`). */
+  /**
+   * The tools offered, as plain JSON: `{ name, title, description, parameters, outputSchema,
+   * annotations }` (see `openAiTools` / `anthropicTools` for the providers' shapes).
+   */
   readonly definitions: readonly ToolDefinition[];
   /**
-   * Runs a tool call. `args` is the model's arguments object, or its JSON text. The result is
-   * plain JSON-serialisable data.
+   * Runs a tool call. `args` is the model's arguments object, or its JSON text. The result is a
+   * plain JSON-serialisable object matching the tool's `outputSchema` (MCP's `structuredContent`).
    *
    * @throws EngramError `INVALID_ARGUMENT` for an unknown tool or a bad argument (naming the
    * field); any error of the memory operation (e.g. `FILE_NOT_FOUND`, `PATH_NOT_ALLOWED`). Use
@@ -78,8 +43,9 @@ export interface MemoryTools {
 }
 
 /**
- * `memory_search`, `memory_get` and `memory_write` over a workspace's memory, ready for
- * OpenAI-style function calling (see `openAiTools`) and MCP (`engram mcp`).
+ * Every memory tool (`memory_search`, `memory_get`, `memory_write`, …) over a workspace's memory,
+ * ready for OpenAI-style function calling (see `openAiTools`), Anthropic (`anthropicTools`), MCP
+ * (`engram mcp`) and the framework adapters (`@engram/ai-sdk`, `@engram/langchain`).
  * `memory_write` only ever appends, through the same locked append as `Memory.appendDaily` /
  * `appendLongTerm`: no call can overwrite or truncate a file.
  *
@@ -94,68 +60,20 @@ export function createMemoryTools(
   memory: MemoryToolsHost,
   options: MemoryToolsOptions = {},
 ): MemoryTools {
-  const definitions = options.readOnly
-    ? MEMORY_TOOL_DEFINITIONS.filter((d) => d.name !== "memory_write")
-    : MEMORY_TOOL_DEFINITIONS;
-  const enabled = new Set<string>(definitions.map((d) => d.name));
-
-  const handlers = {
-    memory_search: async (raw: unknown): Promise<SearchToolResult> => {
-      const args = parseToolArgs("memory_search", raw);
-      const { query, ...rest } = args;
-      const response = await memory.search(query, rest);
-      return {
-        query: response.query,
-        mode: response.mode,
-        degraded: response.degraded,
-        ...(response.degradedReason ? { degradedReason: response.degradedReason } : {}),
-        results: response.results.map((r) => ({
-          path: r.path,
-          startLine: r.startLine,
-          endLine: r.endLine,
-          snippet: r.snippet,
-          score: r.score,
-          tier: r.tier,
-          source: r.source,
-          ...(r.provider ? { provider: r.provider } : {}),
-          ...(r.model ? { model: r.model } : {}),
-          fallback: r.fallback === true,
-          degraded: r.degraded,
-        })),
-      };
-    },
-    memory_get: async (raw: unknown): Promise<MemoryFileSlice> => {
-      const { path, ...range } = parseToolArgs("memory_get", raw);
-      return memory.get(path, range);
-    },
-    memory_write: async (raw: unknown): Promise<WriteToolResult> =>
-      writeMemory(memory, parseToolArgs("memory_write", raw)),
-  } satisfies { [N in MemoryToolName]: (raw: unknown) => Promise<MemoryToolResults[N]> };
-
+  const specs: readonly MemoryToolSpec[] = options.readOnly
+    ? MEMORY_TOOL_SPECS.filter((s) => s.annotations.readOnlyHint)
+    : MEMORY_TOOL_SPECS;
+  const byName = new Map(specs.map((s) => [s.name, s]));
   return {
-    definitions,
+    definitions: MEMORY_TOOL_DEFINITIONS.filter((d) => byName.has(d.name)),
     call: async (name: string, args: unknown) => {
-      if (!enabled.has(name)) {
+      const spec = byName.get(name);
+      if (!spec) {
         throw new EngramError("INVALID_ARGUMENT", `unknown tool "${name}"`, {
-          hint: `call one of ${[...enabled].join(", ")}`,
+          hint: `call one of ${[...byName.keys()].join(", ")}`,
         });
       }
-      return handlers[name as MemoryToolName](args);
+      return spec.run(memory, parseArgsOf(spec, args));
     },
   } as MemoryTools;
-}
-
-/** Appends through core's locked append functions; the target only picks the file. */
-async function writeMemory(memory: MemoryToolsHost, args: MemoryWriteArgs) {
-  const { text, target } = args;
-  if (target === "daily") return { ...(await memory.appendDaily(text)), target: "daily" as const };
-  if (target === "long-term") {
-    return { ...(await memory.appendLongTerm(text)), target: "long-term" as const };
-  }
-  // A named daily log keeps the daily format (`## HH:MM` entries).
-  const date = isDailyLogPath(target);
-  const result = date
-    ? await memory.appendDaily(text, { date })
-    : await memory.appendLongTerm(text, { file: target });
-  return { ...result, target: "file" as const };
 }

@@ -13,6 +13,46 @@ const unit = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
 const tier = v.picklist(TIER_NAMES);
 const globs = v.array(v.pipe(v.string(), v.minLength(1)));
 const options = v.optional(v.record(v.string(), v.unknown()), {});
+/** Providers tried in order when the chosen one fails: one id or a list, `none` only last. */
+const fallbackSchema = v.optional(
+  v.pipe(
+    v.union([v.pipe(v.string(), v.minLength(1)), v.array(v.pipe(v.string(), v.minLength(1)))]),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        return parseFallback(dataset.value);
+      } catch (error) {
+        addIssue({ message: (error as Error).message });
+        return NEVER;
+      }
+    }),
+  ),
+  [],
+);
+/** How failed provider calls are retried (embeddings and language models). */
+const retrySchema = v.optional(
+  v.strictObject(
+    {
+      retries: v.optional(int(0, 20), 4),
+      minDelayMs: v.optional(int(0), 500),
+      maxDelayMs: v.optional(int(0), 30_000),
+      maxRetryAfterMs: v.optional(int(0), 60_000),
+    },
+    unknownKey,
+  ),
+  {},
+);
+/** When a failing provider stops being called (embeddings and language models). */
+const circuitSchema = v.optional(
+  v.strictObject(
+    {
+      failureThreshold: v.optional(int(1), 3),
+      cooldownMs: v.optional(int(0), 60_000),
+      finalCooldownMs: v.optional(int(0), 600_000),
+    },
+    unknownKey,
+  ),
+  {},
+);
 
 /**
  * The `engram.config.json` schema (valibot: chosen over zod because it loads in ~25 ms instead of
@@ -68,50 +108,43 @@ export const configSchema = v.strictObject(
            * Providers tried in order when the chosen one fails (e.g. `["local"]`, or one id as a
            * string); `"none"`, last, means keyword search from there on.
            */
-          fallback: v.optional(
-            v.pipe(
-              v.union([
-                v.pipe(v.string(), v.minLength(1)),
-                v.array(v.pipe(v.string(), v.minLength(1))),
-              ]),
-              v.rawTransform(({ dataset, addIssue, NEVER }) => {
-                try {
-                  return parseFallback(dataset.value);
-                } catch (error) {
-                  addIssue({ message: (error as Error).message });
-                  return NEVER;
-                }
-              }),
-            ),
-            [],
-          ),
+          fallback: fallbackSchema,
           /** Settings per provider id (`apiKey`, `baseUrl`, `modelPath`, …; see each driver's README). */
           providers: v.optional(v.record(v.string(), v.record(v.string(), v.unknown())), {}),
           /** Estimated tokens one sync may send; the rest is embedded by the next sync. */
           maxTokensPerSync: v.optional(int(1)),
-          retry: v.optional(
-            v.strictObject(
-              {
-                retries: v.optional(int(0, 20), 4),
-                minDelayMs: v.optional(int(0), 500),
-                maxDelayMs: v.optional(int(0), 30_000),
-                maxRetryAfterMs: v.optional(int(0), 60_000),
-              },
-              unknownKey,
-            ),
-            {},
-          ),
-          circuit: v.optional(
-            v.strictObject(
-              {
-                failureThreshold: v.optional(int(1), 3),
-                cooldownMs: v.optional(int(0), 60_000),
-                finalCooldownMs: v.optional(int(0), 600_000),
-              },
-              unknownKey,
-            ),
-            {},
-          ),
+          retry: retrySchema,
+          circuit: circuitSchema,
+        },
+        unknownKey,
+      ),
+      {},
+    ),
+    /**
+     * The language model engram may use to curate memory (consolidation). Off by default: a model
+     * reads the user's memory only when they choose one.
+     */
+    llm: v.optional(
+      v.strictObject(
+        {
+          /**
+           * `none` (default): no model. `auto`: local (`providers.local.modelPath` exists) →
+           * openai (a key is found) → gemini (a key is found) → none. Or a provider id.
+           */
+          provider: v.optional(v.pipe(v.string(), v.minLength(1)), "none"),
+          /** Model of the chosen provider (shorthand for `providers.<id>.model`). */
+          model: v.optional(v.pipe(v.string(), v.minLength(1))),
+          /**
+           * Models tried in order when the chosen one fails (one id or a list); `"none"`, last,
+           * means no model from there on.
+           */
+          fallback: fallbackSchema,
+          /** Settings per provider id (`apiKey`, `baseUrl`, `modelPath`, …; see each driver's README). */
+          providers: v.optional(v.record(v.string(), v.record(v.string(), v.unknown())), {}),
+          /** Tokens (input + output) one run (e.g. a consolidation pass) may spend; unset: no cap. */
+          maxTokensPerRun: v.optional(int(1)),
+          retry: retrySchema,
+          circuit: circuitSchema,
         },
         unknownKey,
       ),

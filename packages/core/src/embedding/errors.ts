@@ -2,9 +2,10 @@ import { EngramError, type EngramErrorCode } from "../errors.js";
 
 /**
  * Why a provider call failed. Retryable kinds (`rate_limit`, `network`, `timeout`, `server`,
- * `bad_response`) are retried with backoff; the others are final and are never retried.
+ * `bad_response`) are retried with backoff; the others are final and are never retried. Embedding
+ * providers and language models share these kinds (and {@link classifyHttpFailure}).
  */
-export type EmbeddingFailure =
+export type ProviderFailure =
   | "auth"
   | "quota"
   | "rate_limit"
@@ -15,19 +16,35 @@ export type EmbeddingFailure =
   | "server"
   | "bad_response";
 
-const CODES: Record<EmbeddingFailure, EngramErrorCode> = {
-  auth: "EMBEDDING_AUTH",
-  quota: "EMBEDDING_QUOTA",
-  rate_limit: "EMBEDDING_RATE_LIMIT",
-  bad_input: "EMBEDDING_BAD_INPUT",
-  too_long: "EMBEDDING_TOO_LONG",
-  network: "EMBEDDING_NETWORK",
-  timeout: "EMBEDDING_TIMEOUT",
-  server: "EMBEDDING_SERVER",
-  bad_response: "EMBEDDING_BAD_RESPONSE",
-};
+/** Why an embedding call failed (see {@link ProviderFailure}). */
+export type EmbeddingFailure = ProviderFailure;
 
-const RETRYABLE: ReadonlySet<EmbeddingFailure> = new Set([
+/** What kind of provider failed: its error codes start with `EMBEDDING_` or `MODEL_`. */
+export type ProviderService = "embedding" | "model";
+
+const KINDS: readonly ProviderFailure[] = [
+  "auth",
+  "quota",
+  "rate_limit",
+  "bad_input",
+  "too_long",
+  "network",
+  "timeout",
+  "server",
+  "bad_response",
+];
+
+const PREFIX: Record<ProviderService, string> = { embedding: "EMBEDDING_", model: "MODEL_" };
+
+/** The error code of a failure kind: `EMBEDDING_RATE_LIMIT`, `MODEL_AUTH`, … */
+export function providerErrorCode(
+  service: ProviderService,
+  kind: ProviderFailure,
+): EngramErrorCode {
+  return `${PREFIX[service]}${kind.toUpperCase()}` as EngramErrorCode;
+}
+
+const RETRYABLE: ReadonlySet<ProviderFailure> = new Set([
   "rate_limit",
   "network",
   "timeout",
@@ -35,7 +52,12 @@ const RETRYABLE: ReadonlySet<EmbeddingFailure> = new Set([
   "bad_response",
 ]);
 
-const HINTS: Record<EmbeddingFailure, string> = {
+/** True when trying again later may succeed: quota, auth and input errors are final. */
+export function isRetryableFailure(kind: ProviderFailure): boolean {
+  return RETRYABLE.has(kind);
+}
+
+const HINTS: Record<ProviderFailure, string> = {
   auth: "check the provider's API key and that it may use this model",
   quota:
     "the account's quota is used up: add credit or raise the limit; engram will not retry until then",
@@ -50,13 +72,23 @@ const HINTS: Record<EmbeddingFailure, string> = {
   bad_response: "the endpoint did not answer in the provider's format; check its base URL",
 };
 
+/** Options of a {@link ProviderError}. */
+export interface ProviderErrorOptions {
+  status?: number | undefined;
+  retryAfterMs?: number | undefined;
+  hint?: string | undefined;
+  cause?: unknown;
+}
+
 /**
  * A provider call that failed, classified so core can tell a retryable failure from a final one.
- * Every embedding driver throws these (see {@link embeddingErrorFromHttp} for HTTP APIs).
+ * {@link EmbeddingError} (codes `EMBEDDING_*`) and `ModelError` (codes `MODEL_*`) are its two
+ * kinds. Code that must work with errors from another installed copy of `@engram/core` reads
+ * them with {@link providerFailureOf} (by code) rather than `instanceof`.
  */
-export class EmbeddingError extends EngramError {
+export class ProviderError extends EngramError {
   /** What went wrong. */
-  readonly kind: EmbeddingFailure;
+  readonly kind: ProviderFailure;
   /** The provider id (`openai`, `gemini`, `local`, …). */
   readonly provider: string;
   /** HTTP status, when the failure came from an HTTP response. */
@@ -65,13 +97,14 @@ export class EmbeddingError extends EngramError {
   readonly retryAfterMs: number | undefined;
 
   constructor(
-    kind: EmbeddingFailure,
+    service: ProviderService,
+    kind: ProviderFailure,
     provider: string,
     message: string,
-    options: { status?: number; retryAfterMs?: number; hint?: string; cause?: unknown } = {},
+    options: ProviderErrorOptions & { defaultHint?: string } = {},
   ) {
-    super(CODES[kind], `${provider}: ${message}`, {
-      hint: options.hint ?? HINTS[kind],
+    super(providerErrorCode(service, kind), `${provider}: ${message}`, {
+      hint: options.hint ?? options.defaultHint ?? HINTS[kind],
       cause: options.cause,
     });
     this.kind = kind;
@@ -86,9 +119,62 @@ export class EmbeddingError extends EngramError {
   }
 }
 
-/** True when `error` is an {@link EmbeddingError}. */
+/**
+ * A provider call that failed, classified so core can tell a retryable failure from a final one.
+ * Every embedding driver throws these (see {@link embeddingErrorFromHttp} for HTTP APIs).
+ */
+export class EmbeddingError extends ProviderError {
+  constructor(
+    kind: EmbeddingFailure,
+    provider: string,
+    message: string,
+    options: ProviderErrorOptions = {},
+  ) {
+    super("embedding", kind, provider, message, options);
+  }
+}
+
+/** What a classified provider failure says, read from any error (see {@link providerFailureOf}). */
+export interface ProviderFailureInfo {
+  service: ProviderService;
+  kind: ProviderFailure;
+  retryable: boolean;
+  /** The delay the provider asked for, in ms. */
+  retryAfterMs: number | undefined;
+}
+
+const BY_CODE = new Map<string, { service: ProviderService; kind: ProviderFailure }>(
+  (Object.keys(PREFIX) as ProviderService[]).flatMap((service) =>
+    KINDS.map((kind) => [providerErrorCode(service, kind), { service, kind }] as const),
+  ),
+);
+
+/**
+ * The classification of a provider failure, read from its `code` (`EMBEDDING_RATE_LIMIT`,
+ * `MODEL_QUOTA`, …) rather than its class, so errors thrown by a driver built against another
+ * installed copy of `@engram/core` are classified the same. Undefined for anything else.
+ */
+export function providerFailureOf(error: unknown): ProviderFailureInfo | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  const found = typeof code === "string" ? BY_CODE.get(code) : undefined;
+  if (!found) return undefined;
+  const delay = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  return {
+    ...found,
+    retryable: RETRYABLE.has(found.kind),
+    retryAfterMs: typeof delay === "number" && delay >= 0 ? delay : undefined,
+  };
+}
+
+/** True when `error` is a classified provider failure of any service (by code). */
+export function isProviderError(error: unknown): error is ProviderError {
+  return providerFailureOf(error) !== undefined;
+}
+
+/** True when `error` is an {@link EmbeddingError} (by its `EMBEDDING_*` code). */
 export function isEmbeddingError(error: unknown): error is EmbeddingError {
-  return error instanceof EmbeddingError;
+  return providerFailureOf(error)?.service === "embedding";
 }
 
 /** What a driver knows about a failed HTTP response. */
@@ -100,24 +186,34 @@ export interface HttpFailure {
   /** Response headers (Retry-After, retry-after-ms). */
   headers?: Headers | Record<string, string | null | undefined> | undefined;
   /** Override the kind the status implies (e.g. a 429 that means "quota exhausted"). */
-  kind?: EmbeddingFailure | undefined;
+  kind?: ProviderFailure | undefined;
   /** A delay the body asked for (e.g. Gemini's RetryInfo), in ms; Retry-After headers win. */
   retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
 const TOO_LONG =
-  /maximum context length|too many tokens|too long|exceeds the (maximum|limit)|input length/i;
+  /maximum context length|context[ _]length[ _]exceeded|context window|too many tokens|too long|exceeds the (maximum|limit)|input length/i;
+
+/** A failed HTTP response, classified: what {@link classifyHttpFailure} returns. */
+export interface HttpClassification {
+  kind: ProviderFailure;
+  /** `HTTP <status>: <provider's message>`. */
+  message: string;
+  options: ProviderErrorOptions;
+}
 
 /**
- * Classify a failed HTTP response the way every HTTP embedding API means it: 401/403 auth,
- * 429 rate limit (the driver passes `kind: "quota"` when the body says the quota is used up),
- * 408 timeout, 413 or a "too long" 400 too_long, other 4xx bad input, 5xx server.
+ * Classify a failed HTTP response the way every HTTP model API means it: 401/403 auth, 429 rate
+ * limit (the driver passes `kind: "quota"` when the body says the quota is used up), 408 timeout,
+ * 413 or a "too long" / "context length exceeded" 400 too_long, other 4xx bad input, 5xx server.
+ * One classification for embeddings and language models ({@link embeddingErrorFromHttp},
+ * `modelErrorFromHttp`).
  */
-export function embeddingErrorFromHttp(failure: HttpFailure): EmbeddingError {
+export function classifyHttpFailure(failure: HttpFailure): HttpClassification {
   const { status } = failure;
   const message = failure.message?.trim() || `HTTP ${status}`;
-  let kind: EmbeddingFailure;
+  let kind: ProviderFailure;
   if (failure.kind) kind = failure.kind;
   else if (status === 401 || status === 403) kind = "auth";
   else if (status === 429) kind = "rate_limit";
@@ -127,11 +223,21 @@ export function embeddingErrorFromHttp(failure: HttpFailure): EmbeddingError {
   else if (status >= 400) kind = "bad_input";
   else kind = "bad_response";
   const retryAfterMs = retryAfterFromHeaders(failure.headers) ?? failure.retryAfterMs;
-  return new EmbeddingError(kind, failure.provider, `HTTP ${status}: ${message}`, {
-    status,
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    cause: failure.cause,
-  });
+  return {
+    kind,
+    message: `HTTP ${status}: ${message}`,
+    options: {
+      status,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      cause: failure.cause,
+    },
+  };
+}
+
+/** A failed HTTP response of an embedding API as an {@link EmbeddingError} ({@link classifyHttpFailure}). */
+export function embeddingErrorFromHttp(failure: HttpFailure): EmbeddingError {
+  const { kind, message, options } = classifyHttpFailure(failure);
+  return new EmbeddingError(kind, failure.provider, message, options);
 }
 
 /**

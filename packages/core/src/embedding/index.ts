@@ -14,12 +14,23 @@ export {
 } from "./embed-texts.js";
 export type { Embedder } from "./embedder.js";
 export {
+  classifyHttpFailure,
   EmbeddingError,
   type EmbeddingFailure,
   embeddingErrorFromHttp,
+  type HttpClassification,
   type HttpFailure,
   isEmbeddingError,
+  isProviderError,
+  isRetryableFailure,
+  ProviderError,
+  type ProviderErrorOptions,
+  type ProviderFailure,
+  type ProviderFailureInfo,
+  type ProviderService,
   parseDurationMs,
+  providerErrorCode,
+  providerFailureOf,
   retryAfterFromHeaders,
 } from "./errors.js";
 export {
@@ -38,10 +49,12 @@ export {
   type EmbeddingProvider,
   envName,
   type ProviderCheck,
+  type ProviderDescriptor,
   type ProviderSetting,
   type ProviderSettings,
   redactSettings,
   resolveProviderSettings,
+  type SettingsScope,
 } from "./provider.js";
 export { isProviderFailure, type ProviderStats, ResilientEmbedder } from "./resilient.js";
 export {
@@ -55,7 +68,10 @@ export {
 export {
   AUTO_PROVIDER_ORDER,
   type EmbedderSelection,
+  type ProviderChoice,
   type ProviderRegistry,
+  type SelectionScope,
   selectEmbedders,
+  selectProviders,
 } from "./select.js";
 export { unitVector } from "./vectors.js";

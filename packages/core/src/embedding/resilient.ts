@@ -1,7 +1,7 @@
 import { EngramError } from "../errors.js";
 import { CircuitBreaker, type CircuitPolicy, type CircuitState } from "./circuit-breaker.js";
 import type { Embedder } from "./embedder.js";
-import { EmbeddingError, isEmbeddingError } from "./errors.js";
+import { providerFailureOf } from "./errors.js";
 import { describeEmbedding, embeddingIdentity } from "./identity.js";
 import { type RetryHooks, type RetryPolicy, withRetry } from "./retry.js";
 import { checkVectors } from "./vectors.js";
@@ -151,10 +151,10 @@ export class ResilientEmbedder implements Embedder {
     } catch (error) {
       if (signal?.aborted) throw error;
       this.stats.failures++;
-      const final = !isEmbeddingError(error) || !error.retryable;
+      const failure = providerFailureOf(error);
       this.breaker.failure(error as Error, {
-        final,
-        retryAfterMs: isEmbeddingError(error) ? error.retryAfterMs : undefined,
+        final: !failure?.retryable,
+        retryAfterMs: failure?.retryAfterMs,
       });
       throw error;
     } finally {
@@ -189,7 +189,7 @@ function queryRetry(policy: RetryPolicy): RetryPolicy {
 /** True for errors that mean "this provider cannot embed right now" (not a bug in engram). */
 export function isProviderFailure(error: unknown): boolean {
   return (
-    error instanceof EmbeddingError ||
+    providerFailureOf(error)?.service === "embedding" ||
     (error instanceof EngramError &&
       (error.code === "EMBEDDING_UNAVAILABLE" || error.code === "EMBEDDING_FAILED"))
   );

@@ -1,4 +1,4 @@
-import { type EmbeddingError, isEmbeddingError } from "./errors.js";
+import { type ProviderError, providerFailureOf } from "./errors.js";
 
 /** How failed provider calls are retried. */
 export interface RetryPolicy {
@@ -30,14 +30,15 @@ export interface RetryHooks {
   /** A number in [0, 1) (default Math.random). */
   random?: () => number;
   /** Called before each retry with the error and the chosen delay. */
-  onRetry?: (error: EmbeddingError, attempt: number, delayMs: number) => void;
+  onRetry?: (error: ProviderError, attempt: number, delayMs: number) => void;
 }
 
 /**
- * Run `attempt` until it succeeds, retrying only retryable {@link EmbeddingError}s (rate limits,
- * network, timeouts, server errors) with exponential backoff and full jitter, or after the delay
- * the provider asked for (Retry-After). Quota, auth and input errors — and anything that is not an
- * EmbeddingError — are thrown at once: a used-up quota is never retried in a loop.
+ * Run `attempt` until it succeeds, retrying only retryable provider errors (rate limits, network,
+ * timeouts, server errors, bad responses — of embedders and language models alike, recognised by
+ * their code: {@link providerFailureOf}) with exponential backoff and full jitter, or after the
+ * delay the provider asked for (Retry-After). Quota, auth and input errors — and anything that is
+ * not a provider error — are thrown at once: a used-up quota is never retried in a loop.
  *
  * Written here rather than taken from `p-retry` because the delay must come from the failed
  * response (Retry-After) and the decision from engram's error kinds.
@@ -54,12 +55,13 @@ export async function withRetry<T>(
     try {
       return await attempt(options.signal);
     } catch (error) {
-      if (!isEmbeddingError(error) || !error.retryable || n >= policy.retries) throw error;
-      if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs) {
+      const failure = providerFailureOf(error);
+      if (!failure?.retryable || n >= policy.retries) throw error;
+      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > policy.maxRetryAfterMs) {
         throw error;
       }
-      const delay = retryDelay(error, n, policy, random);
-      options.onRetry?.(error, n + 1, delay);
+      const delay = retryDelay(failure, n, policy, random);
+      options.onRetry?.(error as ProviderError, n + 1, delay);
       await wait(delay, options.signal);
     }
   }
@@ -70,7 +72,7 @@ export async function withRetry<T>(
  * (so many clients do not return at the same instant), else full jitter over an exponential ceiling.
  */
 export function retryDelay(
-  error: EmbeddingError,
+  error: { retryAfterMs?: number | undefined },
   n: number,
   policy: RetryPolicy,
   random: () => number = Math.random,

@@ -2,7 +2,12 @@ import type { EngramConfig } from "../config/schema.js";
 import { EngramError } from "../errors.js";
 import type { Embedder } from "./embedder.js";
 import { parseFallback } from "./fallback.js";
-import { type EmbeddingProvider, resolveProviderSettings } from "./provider.js";
+import {
+  type EmbeddingProvider,
+  type ProviderDescriptor,
+  resolveProviderSettings,
+  type SettingsScope,
+} from "./provider.js";
 
 /**
  * Provider drivers by id, each loaded on demand; a loader resolves to undefined when its package
@@ -52,47 +57,90 @@ export async function selectEmbedders(
   registry: ProviderRegistry,
   env: Env = process.env,
 ): Promise<EmbedderSelection> {
+  const { created, ...rest } = await selectProviders(embedding, registry, env, {
+    section: "embedding",
+    noun: "embedding provider",
+    overrides: "ENGRAM_EMBEDDING",
+    meanwhile: "memory is written and searched by keywords meanwhile",
+  });
+  return { embedders: created, ...rest };
+}
+
+/** A config section that chooses providers (`embedding`, `llm`). */
+export interface ProviderChoice {
+  /** `auto`, `none`, or a provider id. */
+  provider: string;
+  /** The primary's model (shorthand for `providers.<id>.model`). */
+  model?: string | undefined;
+  fallback: readonly string[];
+  providers: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+/** How {@link selectProviders} names things for one section. */
+export interface SelectionScope extends SettingsScope {
+  /** How messages name a provider, e.g. `embedding provider`. */
+  noun: string;
+  /** Prefix of the override variables: `<overrides>_PROVIDER`, `_MODEL`, `_FALLBACK`. */
+  overrides: string;
+  /** What happens while a named provider cannot run, for its warning. */
+  meanwhile: string;
+}
+
+/**
+ * The selection rules {@link selectEmbedders} and `selectLanguageModels` share: override
+ * variables, `none`, `auto` (local → openai → gemini, the first whose check passes), a named
+ * provider that cannot run passed over with a warning, fallbacks skipped with a note when
+ * unusable, `none` ending the fallbacks, unknown ids refused.
+ */
+export async function selectProviders<T>(
+  section: ProviderChoice,
+  registry: Readonly<Record<string, () => Promise<ProviderDescriptor<T> | undefined>>>,
+  env: Env,
+  scope: SelectionScope,
+): Promise<{ created: T[]; notes: string[]; explicit: boolean; warnings: string[] }> {
   const notes: string[] = [];
   const warnings: string[] = [];
-  const chosen = env.ENGRAM_EMBEDDING_PROVIDER?.trim() || embedding.provider;
-  const model = env.ENGRAM_EMBEDDING_MODEL?.trim() || embedding.model;
-  const fallback = env.ENGRAM_EMBEDDING_FALLBACK?.trim()
-    ? parseFallback(env.ENGRAM_EMBEDDING_FALLBACK.split(","), "ENGRAM_EMBEDDING_FALLBACK")
-    : embedding.fallback;
+  const fallbackVar = `${scope.overrides}_FALLBACK`;
+  const chosen = env[`${scope.overrides}_PROVIDER`]?.trim() || section.provider;
+  const model = env[`${scope.overrides}_MODEL`]?.trim() || section.model;
+  const fallback = env[fallbackVar]?.trim()
+    ? parseFallback((env[fallbackVar] as string).split(","), fallbackVar)
+    : section.fallback;
   const explicit = chosen !== "auto" && chosen !== "none";
   // A fallback nobody can load is a typo: say so now, not when the primary first fails.
   for (const id of fallback) {
-    if (id !== "none" && !registry[id]) throw unknownProvider(id, registry);
+    if (id !== "none" && !registry[id]) throw unknownProvider(id, registry, scope);
   }
   if (chosen === "none") {
-    return { embedders: [], notes: ["embedding.provider is none"], explicit, warnings };
+    return { created: [], notes: [`${scope.section}.provider is none`], explicit, warnings };
   }
 
-  const settingsOf = (provider: EmbeddingProvider, primary: boolean) =>
+  const settingsOf = (provider: ProviderDescriptor<T>, primary: boolean) =>
     resolveProviderSettings(
       provider,
       {
-        ...(embedding.providers[provider.id] ?? {}),
+        ...(section.providers[provider.id] ?? {}),
         ...(primary && model && provider.settings.model ? { model } : {}),
       },
       env,
+      scope,
     );
-  /** The provider's embedder if its check passes and it can be created; else why not. */
+  /** What the provider creates if its check passes and creating works; else why not. */
   const tryCreate = async (
-    provider: EmbeddingProvider,
+    provider: ProviderDescriptor<T>,
     primary: boolean,
-  ): Promise<{ embedder: Embedder } | { reason: string }> => {
+  ): Promise<{ made: T } | { reason: string }> => {
     const settings = settingsOf(provider, primary);
     const check = await provider.check(settings);
     if (!check.ok) return { reason: check.reason };
     try {
-      return { embedder: await provider.create(settings) };
+      return { made: await provider.create(settings) };
     } catch (error) {
       return { reason: (error as Error).message };
     }
   };
 
-  const embedders: Embedder[] = [];
+  const created: T[] = [];
   let primaryId: string | undefined;
   if (chosen === "auto") {
     for (const id of AUTO_PROVIDER_ORDER) {
@@ -104,25 +152,25 @@ export async function selectEmbedders(
       const settings = settingsOf(provider, true);
       const check = await provider.check(settings);
       if (check.ok) {
-        embedders.push(await provider.create(settings));
+        created.push(await provider.create(settings));
         primaryId = id;
         break;
       }
       notes.push(`${id}: ${check.reason}`);
     }
-    if (!embedders.length) return { embedders, notes, explicit, warnings };
+    if (!created.length) return { created, notes, explicit, warnings };
   } else {
     const provider = await load(registry, chosen);
-    if (!provider) throw unknownProvider(chosen, registry);
+    if (!provider) throw unknownProvider(chosen, registry, scope);
     primaryId = chosen;
-    const created = await tryCreate(provider, true);
-    if ("embedder" in created) embedders.push(created.embedder);
+    const attempt = await tryCreate(provider, true);
+    if ("made" in attempt) created.push(attempt.made);
     else {
-      notes.push(`${chosen}: ${created.reason}`);
+      notes.push(`${chosen}: ${attempt.reason}`);
       warnings.push(
-        `embedding provider "${chosen}" cannot run: ${created.reason} (${
+        `${scope.noun} "${chosen}" cannot run: ${attempt.reason} (${
           fallback.length ? "trying the fallbacks; " : ""
-        }memory is written and searched by keywords meanwhile; set it up as @engram/embed-${chosen}'s README says, or set embedding.provider to "auto" or "none")`,
+        }${scope.meanwhile}; set it up as @engram/embed-${chosen}'s README says, or set ${scope.section}.provider to "auto" or "none")`,
       );
     }
   }
@@ -135,24 +183,28 @@ export async function selectEmbedders(
       notes.push(`fallback ${id}: driver not installed (@engram/embed-${id})`);
       continue;
     }
-    const created = await tryCreate(provider, false);
-    if ("embedder" in created) embedders.push(created.embedder);
-    else notes.push(`fallback ${id}: ${created.reason}`);
+    const attempt = await tryCreate(provider, false);
+    if ("made" in attempt) created.push(attempt.made);
+    else notes.push(`fallback ${id}: ${attempt.reason}`);
   }
-  return { embedders, notes, explicit, warnings };
+  return { created, notes, explicit, warnings };
 }
 
-async function load(
-  registry: ProviderRegistry,
+async function load<T>(
+  registry: Readonly<Record<string, () => Promise<T | undefined>>>,
   id: string,
-): Promise<EmbeddingProvider | undefined> {
+): Promise<T | undefined> {
   const loader = registry[id];
   return loader ? loader() : undefined;
 }
 
-function unknownProvider(id: string, registry: ProviderRegistry): EngramError {
+function unknownProvider(
+  id: string,
+  registry: Readonly<Record<string, unknown>>,
+  scope: SelectionScope,
+): EngramError {
   const known = ["none", "auto", ...Object.keys(registry)].join(", ");
-  return new EngramError("CONFIG_INVALID", `embedding provider "${id}" is not available`, {
+  return new EngramError("CONFIG_INVALID", `${scope.noun} "${id}" is not available`, {
     hint: registry[id] ? `install @engram/embed-${id}` : `use one of: ${known}`,
   });
 }

@@ -1,3 +1,9 @@
+export {
+  LanguageModelChain,
+  type LanguageModelChainOptions,
+  LanguageModelRun,
+} from "./chain.js";
+export { isModelError, ModelError, type ModelFailure, modelErrorFromHttp } from "./errors.js";
 export type {
   ChatMessage,
   GenerateRequest,
@@ -5,4 +11,32 @@ export type {
   LanguageModel,
   TokenUsage,
 } from "./language-model.js";
+export {
+  type LanguageModelProvider,
+  type LanguageModelRegistry,
+  type LanguageModelSelection,
+  selectLanguageModels,
+} from "./provider.js";
 export type { Reranker } from "./reranker.js";
+export {
+  type CallContext,
+  describeLanguageModel,
+  type LanguageModelStats,
+  type ResilienceOptions,
+  ResilientLanguageModel,
+} from "./resilient.js";
+export { assertMatchesSchema, generateResult, parseJsonAnswer } from "./structured-output.js";
+export {
+  type BudgetHold,
+  estimateInputTokens,
+  isBudgetError,
+  ModelTokenBudget,
+  usageOrEstimate,
+} from "./usage.js";
+export {
+  type LanguageModelMemberStatus,
+  type LanguageModelStatus,
+  LLM_STATE_META_KEY,
+  type TokensSpent,
+  WorkspaceModels,
+} from "./workspace-models.js";

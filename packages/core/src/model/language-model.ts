@@ -73,4 +73,9 @@ export interface GenerateResult<T = unknown> {
   finishReason: string;
   /** The model that answered, as the provider reported it (may be more precise than `model`). */
   model: string;
+  /**
+   * The provider id that answered. Set by core's chain (a fallback may answer instead of the
+   * primary); drivers may leave it out.
+   */
+  provider?: string;
 }

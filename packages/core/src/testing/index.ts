@@ -11,4 +11,11 @@ export {
 } from "./parity.js";
 export { notes as parityNotes, PARITY_QUERIES } from "./parity-notes.js";
 export { seededRandom } from "./random.js";
+export { schemaExample } from "./schema-example.js";
+export {
+  createScriptedLanguageModel,
+  type ScriptedAnswer,
+  type ScriptedLanguageModel,
+  type ScriptedLanguageModelOptions,
+} from "./scripted-language-model.js";
 export { storeUpsert } from "./store-upsert.js";

@@ -1,12 +1,18 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
+  answerToolCall,
+  anthropicTools,
   createMemoryTools,
   MEMORY_TOOL_DEFINITIONS,
+  MEMORY_TOOL_SPECS,
+  openAiResponsesTools,
   openAiTools,
   parseToolArgs,
   toolErrorResult,
+  toolErrorText,
 } from "../../src/agent/index.js";
 import { EngramError } from "../../src/errors.js";
 import { fixedClock } from "../../src/workspace/clock.js";
@@ -33,6 +39,52 @@ describe("tool definitions", () => {
       // Plain JSON: survives a round trip unchanged.
       expect(JSON.parse(JSON.stringify(def))).toEqual(def);
     }
+  });
+
+  it("carry a title, MCP annotations and an output schema, derived from the valibot schemas", () => {
+    const byName = Object.fromEntries(MEMORY_TOOL_DEFINITIONS.map((d) => [d.name, d]));
+    expect(byName.memory_search?.annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(byName.memory_write?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false, // it only appends
+      idempotentHint: false,
+    });
+    for (const def of MEMORY_TOOL_DEFINITIONS) {
+      expect(def.title).toMatch(/^[A-Z]/);
+      expect(def.annotations.openWorldHint).toBe(false);
+      expect(def.outputSchema).toMatchObject({ type: "object", properties: expect.any(Object) });
+      // No `$schema`, no engram-only keys (error wording stays out of the schema).
+      expect(JSON.stringify(def)).not.toMatch(/\$schema|"expect"/);
+    }
+    // The one definition of each argument: constraints the validator checks appear in the schema.
+    expect(byName.memory_search?.parameters.properties.maxResults).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+    });
+    expect(byName.memory_write?.parameters.properties.target).toMatchObject({ default: "daily" });
+    expect(byName.memory_write?.parameters.properties.text).toMatchObject({ maxLength: 50_000 });
+  });
+
+  it("come in Anthropic's and OpenAI Responses' shapes", () => {
+    const [search] = MEMORY_TOOL_DEFINITIONS;
+    expect(anthropicTools()[0]).toEqual({
+      name: "memory_search",
+      description: search?.description,
+      input_schema: search?.parameters,
+    });
+    expect(openAiResponsesTools()[0]).toEqual({
+      type: "function",
+      name: "memory_search",
+      description: search?.description,
+      parameters: search?.parameters,
+      strict: false,
+    });
   });
 
   it("come in OpenAI's function-calling shape", () => {
@@ -120,6 +172,10 @@ describe("createMemoryTools over the workspace files", () => {
       totalLines: 6,
     });
     expect(await readFile(path.join(ws, "MEMORY.md"), "utf8")).toContain("偏好：简洁");
+    // Every result is what the tool's output schema says (MCP clients validate it).
+    const [, getSpec, writeSpec] = MEMORY_TOOL_SPECS;
+    for (const result of [daily, long, named]) v.parse(writeSpec.result, result);
+    v.parse(getSpec.result, got);
   });
 
   it("refuses unknown tools, writes outside memory and (read-only) memory_write", async () => {
@@ -145,6 +201,21 @@ describe("createMemoryTools over the workspace files", () => {
         message: 'unknown tool "memory_write"',
         hint: "call one of memory_search, memory_get",
       },
+    });
+    expect(toolErrorText(error)).toBe(
+      'INVALID_ARGUMENT: unknown tool "memory_write" (call one of memory_search, memory_get)',
+    );
+    // The never-throwing answer for hand-written loops.
+    expect(await answerToolCall(readOnly, "memory_get", { path: "MEMORY.md", lines: 0 })).toEqual({
+      isError: true,
+      text: expect.stringMatching(
+        /^\{"error":\{"code":"INVALID_ARGUMENT","message":"memory_get: lines must be/,
+      ),
+    });
+    await writeFiles(ws, { "MEMORY.md": "# 记忆\n" });
+    expect(await answerToolCall(readOnly, "memory_get", '{"path":"MEMORY.md"}')).toMatchObject({
+      isError: false,
+      result: { text: "# 记忆", totalLines: 1 },
     });
     expect(toolErrorResult(new Error("boom"))).toEqual({
       error: { code: "UNEXPECTED", message: "boom" },

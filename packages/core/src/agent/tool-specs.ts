@@ -1,0 +1,12 @@
+import { memoryGetTool } from "./tool-get.js";
+import { memorySearchTool } from "./tool-search.js";
+import { memoryWriteTool } from "./tool-write.js";
+
+/**
+ * Every memory tool, in the order they are offered. A tool listed here is served by
+ * `createMemoryTools`, every tool format, `engram mcp` and the framework adapters.
+ */
+export const MEMORY_TOOL_SPECS = [memorySearchTool, memoryGetTool, memoryWriteTool] as const;
+
+/** The names of engram's memory tools. */
+export type MemoryToolName = (typeof MEMORY_TOOL_SPECS)[number]["name"];

@@ -1,0 +1,19 @@
+import type { LanguageModelProvider } from "@engram/core";
+import { openaiLanguageModel } from "./chat-model.js";
+import type { OpenAILanguageModelOptions } from "./chat-options.js";
+import { OPENAI_LLM_SETTINGS } from "./chat-settings.js";
+import { checkOpenAI } from "./provider.js";
+import { PROVIDER_ID } from "./settings.js";
+
+/**
+ * The `openai` language-model provider, as engram's config sees it:
+ * `{ "llm": { "provider": "openai", "model": "gpt-4.1-mini", "providers": { "openai": { … } } } }`,
+ * or `ENGRAM_LLM_PROVIDER=openai` with `OPENAI_API_KEY`. Runs with an API key, or with a `baseUrl`
+ * other than api.openai.com (local servers need none). The `openai` SDK loads in `create`.
+ */
+export const openaiLanguageModelProvider: LanguageModelProvider = {
+  id: PROVIDER_ID,
+  settings: OPENAI_LLM_SETTINGS,
+  check: checkOpenAI,
+  create: (settings) => openaiLanguageModel(settings as OpenAILanguageModelOptions),
+};
