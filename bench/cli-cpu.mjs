@@ -73,7 +73,7 @@ for (const [name, args] of cases) {
   for (const bin of bins) measureOnce(commandOf(bin, args));
   const samples = bins.map(() => []);
   for (let i = 0; i < runs; i++) {
-    bins.forEach((bin, j) => samples[j].push(measureOnce(commandOf(bin, args))));
+    for (const [j, bin] of bins.entries()) samples[j].push(measureOnce(commandOf(bin, args)));
   }
   const [mine, theirs] = samples.map((s) => ({
     cpuMs: median(s.map((x) => x.cpu)),
