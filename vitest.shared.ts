@@ -21,6 +21,9 @@ export const workspaceAliases = {
   "@engram/store-memory": pkg("store-memory"),
   "@engram/store-lancedb": pkg("store-lancedb"),
   "@engram/store-qdrant": pkg("store-qdrant"),
+  "@engram/cli": pkg("cli"),
+  "@engram/rerank-http": pkg("rerank-http"),
+  "@engram/ui": pkg("ui"),
 };
 
 /**

@@ -3,6 +3,7 @@ import {
   EngramError,
   type LanguageModelRegistry,
   type ProviderRegistry,
+  type RerankerRegistry,
   type StoreFactory,
 } from "@engram/core";
 
@@ -77,6 +78,15 @@ export const PROVIDERS: ProviderRegistry = {
   local: () => optional(import("@engram/embed-local").then((m) => m.localProvider)),
   openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiProvider)),
   gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiProvider)),
+};
+
+/**
+ * The reranker drivers the CLI knows (`search.rerank.provider`), each imported only when a search
+ * reranks. `http` is `@engram/rerank-http`; `local` comes with the optional `@engram/embed-local`.
+ */
+export const RERANKERS: RerankerRegistry = {
+  http: () => optional(import("@engram/rerank-http").then((m) => m.httpRerankerProvider)),
+  local: () => optional(import("@engram/embed-local").then((m) => m.localRerankerProvider)),
 };
 
 /**

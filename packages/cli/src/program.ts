@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
-import { registerBench } from "./commands/bench.js";
+import { registerAudit } from "./commands/audit.js";
 import { registerCompletion, wantsCompletion, withCompletion } from "./commands/completion.js";
 import { registerConfig } from "./commands/config.js";
 import { registerContext } from "./commands/context.js";
@@ -12,9 +12,11 @@ import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerPromote } from "./commands/promote.js";
 import { registerReindex } from "./commands/reindex.js";
+import { registerSeal } from "./commands/seal.js";
 import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
+import { registerUi } from "./commands/ui.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError, usageError } from "./output.js";
@@ -53,6 +55,8 @@ export function createProgram(io: Io = processIo): Command {
     registerSearch,
     registerGet,
     registerContext,
+    registerSeal,
+    registerAudit,
     registerPromote,
     registerLifecycle,
     registerSync,
@@ -61,7 +65,7 @@ export function createProgram(io: Io = processIo): Command {
     registerStatus,
     registerReindex,
     registerDemo,
-    registerBench,
+    registerUi,
     registerConfig,
     registerCompletion,
   ]) {

@@ -10,7 +10,7 @@ import {
   MEMORY_FILE,
   type Memory,
 } from "@engram/core";
-import { LANGUAGE_MODELS, PROVIDERS, storeFromConfig } from "./drivers.js";
+import { LANGUAGE_MODELS, PROVIDERS, RERANKERS, storeFromConfig } from "./drivers.js";
 
 /** The workspace folder: `--workspace`, else `ENGRAM_WORKSPACE`, else the current folder. */
 export function workspaceDir(
@@ -52,6 +52,7 @@ export async function openMemory(
     readConfigFile: false,
     store: await storeFromConfig(config, options.store ?? (process.env.ENGRAM_STORE || undefined)),
     providers: PROVIDERS,
+    rerankers: RERANKERS,
     languageModels: LANGUAGE_MODELS,
   });
 }

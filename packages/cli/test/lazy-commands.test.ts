@@ -7,14 +7,15 @@ import { engram, removeDir, tempDir } from "./helpers.js";
 const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs")).href;
 
 /**
- * Modules only `engram mcp` and `engram bench` need: loading them costs every command ~0.45 s.
- * The build bundles each lazily imported module into a chunk named after it (`beir-<hash>.js`).
+ * Modules only `engram mcp` and `engram ui` need: loading them costs every other command. The
+ * build bundles each lazily imported module into a chunk named after it (`server-<hash>.js`).
  */
 const HEAVY = [
   /@modelcontextprotocol/,
   /\/node_modules\/zod\//,
   /\/dist\/mcp\//,
-  /\/(mcp-server|beir|locomo|perf|synth)(-[A-Z0-9]+)?\.js$/,
+  /\/hono\//,
+  /\/packages\/ui\/dist\//,
 ];
 
 describe("start-up loads only what the command needs (built CLI)", () => {
@@ -36,7 +37,7 @@ describe("start-up loads only what the command needs (built CLI)", () => {
   }
   const heavy = (urls: string[]) => urls.filter((url) => HEAVY.some((re) => re.test(url)));
 
-  it("--version, --help and search leave the MCP SDK and the benchmarks unloaded", async () => {
+  it("--version, --help and search leave the MCP SDK unloaded", async () => {
     expect(heavy(await modulesOf("version", ["--version"]))).toEqual([]);
     expect(heavy(await modulesOf("help", ["mcp", "--help"]))).toEqual([]);
     const ws = join(dir, "ws");
@@ -64,10 +65,5 @@ describe("start-up loads only what the command needs (built CLI)", () => {
       (url) => /\/packages\/[^/]+\/dist\//.test(url) || /@engram\//.test(url),
     );
     expect(new Set(own).size).toBeLessThan(30);
-  });
-
-  it("a bench loads its code when it runs (the log sees lazy imports)", async () => {
-    const urls = await modulesOf("bench", ["bench", "beir", "--dir", join(dir, "none")]);
-    expect(urls.some((url) => /\/beir(-[A-Z0-9]+)?\.js$/.test(url))).toBe(true);
   });
 });

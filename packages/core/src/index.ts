@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export * from "./agent/index.js";
+export * from "./audit/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
 export * from "./embedding/index.js";
@@ -19,6 +20,8 @@ export {
   type ProviderStatus,
 } from "./memory.js";
 export * from "./model/index.js";
+export * from "./privacy/index.js";
+export * from "./sealing/index.js";
 export {
   type GroupScopeParts,
   keepForGroup,

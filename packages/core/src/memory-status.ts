@@ -12,6 +12,7 @@ import {
 import { indexProvider, missingProviderReason } from "./embedding/index-provider.js";
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
 import type { LanguageModelStatus, WorkspaceModels } from "./model/workspace-models.js";
+import type { RerankStatus } from "./search/rerank-slot.js";
 import type { IndexContext } from "./sync/context.js";
 import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
 import { planSync } from "./sync/plan.js";
@@ -70,6 +71,8 @@ export interface MemoryStatus {
   degraded: boolean;
   /** Why it is degraded, in words. */
   degradedReason?: string;
+  /** The rerank stage (null: no reranker configured): provider, settings, cost and latency. */
+  rerank?: RerankStatus | null;
   /** The language models (`llm`): each one's health, and the tokens spent with them. */
   llm: LanguageModelStatus;
 }

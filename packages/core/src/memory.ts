@@ -14,8 +14,14 @@ import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
 import type { LanguageModel } from "./model/language-model.js";
 import type { LanguageModelRegistry } from "./model/provider.js";
+import type { Reranker } from "./model/reranker.js";
+import type { RerankerRegistry } from "./model/reranker-provider.js";
 import { WorkspaceModels } from "./model/workspace-models.js";
+import { modelView } from "./privacy/model-view.js";
+import { SealingSession } from "./sealing/session.js";
+import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
+import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
@@ -30,8 +36,8 @@ import { type MemoryWatchOptions, startWatch } from "./sync/watch-session.js";
 import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
-import { type Clock, systemClock } from "./workspace/clock.js";
-import { assertWorkspace, INDEX_DIR } from "./workspace/layout.js";
+import { type Clock, localDate, systemClock } from "./workspace/clock.js";
+import { assertWorkspace, dailyLogPath, INDEX_DIR } from "./workspace/layout.js";
 import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
@@ -71,6 +77,16 @@ export interface MemoryOptions {
   languageModels?: LanguageModelRegistry;
   /** Environment for provider selection and settings (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The reranker (null: none), instead of the one `search.rerank.provider` names from
+   * `rerankers`.
+   */
+  reranker?: Reranker | null;
+  /**
+   * Reranker drivers the config can name (`search.rerank.provider`), e.g.
+   * `{ http: async () => (await import("@engram/rerank-http")).httpRerankerProvider }`.
+   */
+  rerankers?: RerankerRegistry;
   /** Config merged over `engram.config.json` (section by section). */
   config?: EngramConfigInput;
   /** Read `engram.config.json` from the workspace (default true). */
@@ -163,6 +179,14 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     savedHealth: savedHealth ?? null,
     tierOf: createTierResolver(layout.tiers, config.defaultTier),
     clock: options.clock ?? systemClock,
+    rerank: new RerankSlot({
+      config: config.search.rerank,
+      registry: options.rerankers,
+      env: options.env,
+      given: options.reranker,
+      languageModel: () => models.chain,
+    }),
+    env: options.env ?? process.env,
   });
 }
 
@@ -206,6 +230,10 @@ export class Memory {
   #layout: ResolvedLayout | undefined;
   /** Search hits and reads per short-term stretch: what promotion candidates are scored on. */
   readonly recall: RecallLog;
+  /** The reranker, created on the first search that reranks; its outcomes are counted. */
+  readonly #rerank: RerankSlot;
+  /** The sealing key of this memory's environment, and sealed files opened for search. */
+  readonly sealing: SealingSession;
 
   /** @internal Use {@link createMemory}. */
   constructor(
@@ -215,11 +243,14 @@ export class Memory {
       embedder: ResilientEmbedder | null;
       explicitProvider?: boolean;
       providerNotes?: readonly string[];
+      env?: Readonly<Record<string, string | undefined>>;
       warnings?: readonly string[];
       savedHealth?: string | null;
+      rerank?: RerankSlot;
       models: WorkspaceModels;
     },
   ) {
+    this.#rerank = parts.rerank ?? new RerankSlot({ config: parts.config.search.rerank });
     this.#models = parts.models;
     this.#providerNotes = [...(parts.providerNotes ?? [])];
     this.#explicitProvider = parts.explicitProvider ?? parts.embedder !== null;
@@ -234,6 +265,7 @@ export class Memory {
     this.#clock = parts.clock;
     this.#ctx = parts;
     this.recall = new RecallLog(parts.workspace, () => parts.clock.now());
+    this.sealing = new SealingSession({ ...parts, env: parts.env ?? process.env });
     this.#syncs = new Coalescer(
       (options) => this.#syncLocked(options),
       (a, b) => ({
@@ -372,24 +404,35 @@ export class Memory {
     const stored = parseIdentity(identityJson)?.embedding ?? null;
     const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
     const owed = this.#owedPaths(owedJson);
+    // Sealed files: searched from memory in the main scope with the key, else counted as skipped.
+    const sealed = await this.sealing.forSearch(this.store, options.scope ?? "main");
     const run = async (opts: SearchOptions) => {
       try {
         const response = await search(
           {
-            store: this.store,
+            store: sealed.store,
             analyzer: this.analyzer,
             embedder,
             fallback: this.embedders.isFallback(embedder),
             indexed: stored,
             owed,
             ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
+            reranker: () => this.#rerank.get(),
+            rerankView: (chunks) =>
+              modelView(chunks, {
+                workspace: this.workspace,
+                maxBytes: this.config.sync.maxFileBytes,
+                includePrivate: this.config.search.rerank.includePrivate,
+              }),
             config: this.config.search,
           },
           query,
           opts,
         );
         this.recall.noteSearch(query, response.results);
-        return response;
+        if (response.rerank)
+          await this.#rerank.note(this.store, response.rerank, this.#clock.now());
+        return this.sealing.annotate(response, sealed.info);
       } finally {
         // A provider that failed (or recovered) during the query: the next process knows.
         if (embedder) await this.#saveHealth();
@@ -427,11 +470,17 @@ export class Memory {
    */
   async appendDaily(text: string, options: { date?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendDailyLog(this.workspace, text, {
-      clock: this.#clock,
-      dir: this.layout.dailyLogDir,
-      ...(options.date !== undefined ? { date: options.date } : {}),
-    });
+    const date = options.date ?? localDate(this.#clock.now());
+    const result = await appendThroughSealing(
+      this,
+      dailyLogPath(date, this.layout.dailyLogDir),
+      () =>
+        appendDailyLog(this.workspace, text, {
+          clock: this.#clock,
+          dir: this.layout.dailyLogDir,
+          ...(options.date !== undefined ? { date: options.date } : {}),
+        }),
+    );
     this.#dirty.mark(result.path);
     return result;
   }
@@ -442,10 +491,10 @@ export class Memory {
    */
   async appendLongTerm(text: string, options: { file?: string } = {}): Promise<AppendResult> {
     this.#assertOpen();
-    const result = await appendLongTerm(this.workspace, text, {
-      clock: this.#clock,
-      file: options.file ?? this.layout.longTermFile,
-    });
+    const file = options.file ?? this.layout.longTermFile;
+    const result = await appendThroughSealing(this, file, () =>
+      appendLongTerm(this.workspace, text, { clock: this.#clock, file }),
+    );
     this.#dirty.mark(result.path);
     return result;
   }
@@ -458,15 +507,19 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    return buildStatus({
-      ...this.#ctx,
-      chain: this.embedders,
-      embedder: this.#embedder,
-      explicitProvider: this.#explicitProvider,
-      providerNotes: this.#providerNotes,
-      warnings: this.warnings,
-      models: this.#models,
-    });
+    const [status, rerank] = await Promise.all([
+      buildStatus({
+        ...this.#ctx,
+        chain: this.embedders,
+        embedder: this.#embedder,
+        explicitProvider: this.#explicitProvider,
+        providerNotes: this.#providerNotes,
+        warnings: this.warnings,
+        models: this.#models,
+      }),
+      this.#rerank.status(this.store),
+    ]);
+    return { ...status, rerank };
   }
 
   /**
@@ -517,6 +570,7 @@ export class Memory {
     await this.#models.close();
     await this.store.close();
     await this.embedders.close();
+    await this.#rerank.close();
   }
 
   #assertOpen(): void {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
+  isPersonalPath,
   isSensitiveFile,
   overlapsPrivate,
   privateRanges,
+  privateSpans,
   readFrontMatter,
+  redactPrivate,
   stripPrivate,
+  unclosedSpanWarning,
   writeFrontMatter,
 } from "../src/index.js";
 
@@ -70,5 +74,38 @@ describe("privacy", () => {
     expect(isSensitiveFile("---\nsensitive: [\n---\nx")).toBe(true);
     expect(isSensitiveFile("---\nsensitive: false\n---\nx")).toBe(false);
     expect(stripPrivate("---\nsensitive: true\n---\nsecret")).toBe("");
+  });
+});
+
+describe("private spans wherever they open and close", () => {
+  it("finds inline spans, spans across lines and unclosed ones, with offsets and lines", () => {
+    const text =
+      "a <!-- engram:private -->x<!--/engram:private--> b\nc <!-- ENGRAM:PRIVATE -->d\ne\nf <!-- /engram:private --> g\nh <!-- engram:private -->tail\nend";
+    const spans = privateSpans(text);
+    expect(spans.map((s) => [s.startLine, s.endLine, s.closed])).toEqual([
+      [1, 1, true],
+      [2, 4, true],
+      [5, 6, false],
+    ]);
+    expect(text.slice(spans[0]?.start, spans[0]?.end)).toBe(
+      "<!-- engram:private -->x<!--/engram:private-->",
+    );
+    expect(redactPrivate(text)).toBe("a [private] b\nc [private]\n\n g\nh [private]\n");
+    expect(redactPrivate(text).split("\n").length).toBe(text.split("\n").length);
+    expect(stripPrivate(text)).toBe("a  b\nc \n g\nh ");
+    expect(unclosedSpanWarning("memory/x.md", spans)).toMatch(/^memory\/x\.md:5: .*never closed/);
+  });
+
+  it("ignores a stray closing marker and a nested opening one", () => {
+    const text =
+      "<!-- /engram:private --> public\n<!-- engram:private --> a <!-- engram:private --> b <!-- /engram:private --> c";
+    expect(redactPrivate(text)).toBe("<!-- /engram:private --> public\n[private] c");
+  });
+
+  it("counts any MEMORY.md as personal", () => {
+    expect(isPersonalPath("memory/MEMORY.md")).toBe(true);
+    expect(isPersonalPath("team/MEMORY.md")).toBe(true);
+    expect(isPersonalPath("memory/MEMORY.md.bak")).toBe(false);
+    expect(isPersonalPath("memory/long-term.md", ["memory/long-term.md"])).toBe(true);
   });
 });

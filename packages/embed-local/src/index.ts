@@ -10,7 +10,8 @@ export { PROVIDER_ID } from "./errors.js";
 export { type ModelHeader, readModelHeader } from "./gguf-header.js";
 export { isHfUri } from "./hf-uri.js";
 export { grammarSchema } from "./json-grammar.js";
-export { localProvider } from "./provider.js";
+export { localProvider, localRerankerProvider } from "./provider.js";
+export { type LocalReranker, type LocalRerankerOptions, localReranker } from "./reranker.js";
 export {
   contextSizeFor,
   DEFAULT_BATCH_SIZE,

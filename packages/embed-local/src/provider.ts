@@ -4,12 +4,14 @@ import {
   isEngramError,
   type ProviderCheck,
   type ProviderSettings,
+  type RerankerProvider,
 } from "@engram/core";
 import { localEmbedder } from "./embedder.js";
 import { messageOf, PROVIDER_ID } from "./errors.js";
 import { hasGgufMagic } from "./gguf-header.js";
 import { findCachedHfModel } from "./hf-models.js";
 import { isHfUri } from "./hf-uri.js";
+import { localReranker } from "./reranker.js";
 import { localSettings, optionsFromSettings, resolveLocalOptions } from "./settings.js";
 
 /**
@@ -32,6 +34,35 @@ export const localProvider: EmbeddingProvider = {
   settings: localSettings,
   check: checkLocal,
   create: (settings: ProviderSettings) => localEmbedder(optionsFromSettings(settings)),
+};
+
+/**
+ * The `local` reranker provider: a GGUF reranking model (bge-reranker, jina-reranker, Qwen3-Reranker
+ * in GGUF) run in-process by node-llama-cpp's ranking context. `check` is ok when `modelPath`
+ * names an existing GGUF file; the weights load on the first search that reranks.
+ *
+ * @example
+ * ```json
+ * {
+ *   "search": {
+ *     "rerank": {
+ *       "provider": "local",
+ *       "providers": { "local": { "modelPath": "~/models/bge-reranker-v2-m3-Q8_0.gguf" } }
+ *     }
+ *   }
+ * }
+ * ```
+ */
+export const localRerankerProvider: RerankerProvider = {
+  id: PROVIDER_ID,
+  settings: Object.fromEntries(
+    Object.entries(localSettings).filter(([key]) => key !== "batchSize" && key !== "modelCacheDir"),
+  ),
+  check: checkLocal,
+  create: (settings: ProviderSettings) => {
+    const { batchSize: _batch, modelCacheDir: _cache, ...options } = optionsFromSettings(settings);
+    return localReranker(options);
+  },
 };
 
 async function checkLocal(settings: ProviderSettings): Promise<ProviderCheck> {

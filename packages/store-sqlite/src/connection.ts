@@ -45,6 +45,9 @@ export function openConnection(path: string, options: ConnectionOptions): Databa
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
     if (!isInMemory(path)) db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
+    // Deleted rows are overwritten with zeros, not left in free pages: a file removed or sealed
+    // (see core's sealing/) leaves no plaintext behind in the index file.
+    db.pragma("secure_delete = ON");
     db.pragma(`cache_size = -${CACHE_KIB}`);
     if (options.vectors) loadVectors(db);
     return db;

@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { createMemoryTools, EngramError, type Memory } from "@engram/core";
+import {
+  createMemoryTools,
+  EngramError,
+  guardedToolsHost,
+  type Memory,
+  ToolPrivacy,
+} from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import type { Io } from "../output.js";
@@ -20,6 +26,8 @@ interface McpFlags {
   port?: string;
   host: string;
   allowHost?: string[];
+  scope: string;
+  unlock?: boolean;
 }
 
 /**
@@ -49,8 +57,27 @@ export function registerMcp(program: Command, io: Io): void {
       "--allow-host <name...>",
       "further host names clients may use in Host/Origin (e.g. a LAN name for --host 0.0.0.0)",
     )
+    .option(
+      "--scope <scope>",
+      "main (the user's own client) | group (a shared conversation: nothing personal, sensitive or private)",
+      "main",
+    )
+    .option(
+      "--unlock",
+      "open sensitive long-term memory to this session (when privacy.unlock is required)",
+    )
     .action(async (flags: McpFlags, cmd: Command) => {
       const g = globals(cmd);
+      if (flags.scope !== "main" && flags.scope !== "group") {
+        throw new EngramError(
+          "INVALID_ARGUMENT",
+          `--scope must be main or group, got "${flags.scope}"`,
+          {
+            hint: "for example --scope group",
+          },
+        );
+      }
+      const scope = flags.scope;
       const log = (text: string) => io.stderr.write(`engram mcp: ${text}\n`);
       const port = httpPort(flags, cmd);
       // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
@@ -60,13 +87,29 @@ export function registerMcp(program: Command, io: Io): void {
       const stops: (() => unknown)[] = [];
       try {
         const readOnly = flags.readOnly === true;
-        const tools = createMemoryTools(memory, { readOnly });
+        const tools = createMemoryTools(memory, {
+          readOnly,
+          scope,
+          unlocked: flags.unlock === true,
+        });
+        // Resources are read through the same privacy guard as memory_get (scope, unlock).
+        const guarded = guardedToolsHost(
+          memory,
+          new ToolPrivacy(memory, { scope, unlocked: flags.unlock === true }),
+        );
+        const files = {
+          workspace: memory.workspace,
+          config: memory.config,
+          layout: memory.layout,
+          clock: memory.clock,
+          get: guarded.get,
+        };
         const info = { name: "engram", version: program.version() ?? "0" };
         const changes = new ResourceChanges(memory.workspace);
         stops.push(() => changes.close());
         const newSession = () => {
-          // The user's own client: the main scope (core's group-scope rules are for shared ones).
-          const session = createEngramMcpServer({ tools, memory, scope: "main", readOnly, info });
+          // The user's own client: the main scope; --scope group applies core's group-scope rules.
+          const session = createEngramMcpServer({ tools, memory: files, scope, readOnly, info });
           const forget = changes.add(session.resources);
           session.server.server.onclose = forget;
           session.server.server.onerror = (error) => log(`protocol error: ${error.message}`);

@@ -13,6 +13,7 @@ interface SearchFlags {
   source?: string;
   scope?: string;
   sync?: boolean;
+  rerank?: boolean;
 }
 
 /** `engram search "query"`: hybrid search with snippets citing file and lines. */
@@ -32,6 +33,11 @@ export function registerSearch(program: Command, io: Io): void {
     .option("--source <sources>", "comma-separated sources: memory,sessions (default: all)")
     .option("--scope <scope>", "main | group (group: nothing personal or private)")
     .option("--no-sync", "search the index as it is, without first picking up file changes")
+    .option(
+      "--rerank",
+      "rerank with search.rerank's reranker even when search.rerank.enabled is false",
+    )
+    .option("--no-rerank", "keep the fused order even when a reranker is enabled")
     .action(async (words: string[], flags: SearchFlags, cmd: Command) => {
       const query = words.join(" ");
       if (query.trim() === "") {
@@ -60,6 +66,7 @@ export function registerSearch(program: Command, io: Io): void {
           ...(tiers ? { tiers } : {}),
           ...(sources ? { sources } : {}),
           ...(scope ? { scope } : {}),
+          ...(flags.rerank !== undefined ? { rerank: flags.rerank } : {}),
         });
         if (g.json) return json(io, response);
         printResults(io, response);
@@ -77,6 +84,13 @@ function printResults(io: Io, response: SearchResponse): void {
         `(${response.vectorsOwed} file(s) still owe their vectors: found by their keywords until engram sync embeds them)`,
       ),
     );
+  }
+  if (response.rerank?.skipped) {
+    line(io, `(not reranked: ${response.rerank.skipped}; results in fused order)`);
+  }
+  const sealed = response.sealed;
+  if (sealed?.skipped) {
+    line(io, `(${sealed.skipped} of ${sealed.files} sealed files skipped: ${sealed.reason})`);
   }
   if (!response.results.length) {
     line(io, `No results for "${response.query}".`);

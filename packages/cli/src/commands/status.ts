@@ -120,6 +120,26 @@ function printStatus(io: Io, s: MemoryStatus): void {
         : `, hit rate ${Math.round(s.cache.hitRate * 100)}% of ${s.cache.hits + s.cache.misses} lookups`;
     line(io, `Cache       ${s.cache.entries} of ${s.cache.maxEntries} vectors${rate}`);
   }
+  if (s.rerank) {
+    const r = s.rerank;
+    const model = r.model ? ` ${r.model}${r.endpoint ? ` (${r.endpoint})` : ""}` : "";
+    const when = r.enabled ? "every search" : "searches with --rerank";
+    line(
+      io,
+      `Rerank      ${r.provider}${model}: ${when}, top ${r.candidates}, deadline ${r.timeoutMs} ms`,
+    );
+    const st = r.stats;
+    if (st.calls) {
+      const latency = st.latency
+        ? `, latency p50 ${Math.round(st.latency.p50Ms)} ms / p95 ${Math.round(st.latency.p95Ms)} ms`
+        : "";
+      line(
+        io,
+        `  used      ${st.calls} search(es), ${st.documents} documents sent, ${st.skipped} kept the fused order${latency}`,
+      );
+      if (st.lastSkipped) line(io, `  skipped   ${st.lastSkipped.at}: ${st.lastSkipped.reason}`);
+    }
+  }
   if (s.vectorsPending)
     line(
       io,

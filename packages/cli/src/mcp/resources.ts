@@ -1,5 +1,6 @@
 import {
   isEngramError,
+  isPersonalPath,
   listMemoryFiles,
   type MemoryFilesHost,
   type MemoryScope,
@@ -112,7 +113,7 @@ export function registerMemoryResources(
       if (!server.isConnected()) return;
       for (const path of new Set(paths)) {
         // A group-scope client is not told when a personal file changes.
-        if (scope === "group" && files.layout.personalFiles.includes(path)) continue;
+        if (scope === "group" && isPersonalPath(path, files.layout.personalFiles)) continue;
         const uri = new URL(memoryUri(path)).href;
         if (subscribed.has(uri)) void server.server.sendResourceUpdated({ uri }).catch(() => {});
       }

@@ -4,7 +4,7 @@ import { readTextIfExists } from "../tiers/files.js";
 import { type Clock, localDate } from "../workspace/clock.js";
 import { isValidDate } from "../workspace/layout.js";
 import type { ResolvedLayout } from "../workspace/presets.js";
-import { isSensitiveFile, stripPrivate } from "../workspace/privacy.js";
+import { isPersonalPath, isSensitiveFile, stripPrivate } from "../workspace/privacy.js";
 
 /** What the context builder reads: a {@link Memory} is one. */
 export interface ContextSource {
@@ -95,7 +95,7 @@ export async function buildMemoryContext(
   for (const source of [...longTerm, ...logs]) {
     const text = await readScoped(memory.workspace, source.path, scope);
     if (text === null) continue;
-    if (scope === "group" && layout.personalFiles.includes(source.path)) {
+    if (scope === "group" && isPersonalPath(source.path, layout.personalFiles)) {
       context.omitted.push({ path: source.path, reason: "personal" });
       continue;
     }

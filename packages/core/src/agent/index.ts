@@ -49,6 +49,13 @@ export {
   openAiTools,
 } from "./tool-formats.js";
 export { memoryGetTool } from "./tool-get.js";
+export {
+  guardedToolsHost,
+  ToolPrivacy,
+  type ToolPrivacyHost,
+  type ToolPrivacyOptions,
+  withheldMarker,
+} from "./tool-privacy.js";
 export { type JsonSchema, jsonSchemaOf } from "./tool-schema.js";
 export { memorySearchTool, type SearchToolHit, type SearchToolResult } from "./tool-search.js";
 export {

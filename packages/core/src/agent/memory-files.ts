@@ -2,7 +2,7 @@ import { EngramError } from "../errors.js";
 import type { Memory } from "../memory.js";
 import type { MemoryScope } from "../search/group-scope.js";
 import type { Tier } from "../tier.js";
-import { isSensitiveFile, stripPrivate } from "../workspace/privacy.js";
+import { isPersonalPath, isSensitiveFile, stripPrivate } from "../workspace/privacy.js";
 import { readMemoryFile } from "../workspace/read.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { createTierResolver } from "../workspace/tiers.js";
@@ -73,7 +73,7 @@ export async function readMemoryFileText(
 ): Promise<{ path: string; text: string }> {
   const slice = await memory.get(path);
   if ((options.scope ?? "main") === "main") return { path: slice.path, text: slice.text };
-  if (memory.layout.personalFiles.includes(slice.path) || isSensitiveFile(slice.text)) {
+  if (isPersonalPath(slice.path, memory.layout.personalFiles) || isSensitiveFile(slice.text)) {
     throw new EngramError("PATH_NOT_ALLOWED", `${slice.path} is private to the main scope`, {
       hint: "personal files and files marked sensitive: true are only shown to the user's own session",
     });
@@ -83,7 +83,7 @@ export async function readMemoryFileText(
 
 /** True when the group scope may not see the file at all (personal, sensitive or unreadable). */
 async function withheldFromGroup(memory: MemoryFilesHost, path: string): Promise<boolean> {
-  if (memory.layout.personalFiles.includes(path)) return true;
+  if (isPersonalPath(path, memory.layout.personalFiles)) return true;
   try {
     // Read directly, not through `Memory.get`: a listing is not a recall.
     const { text } = await readMemoryFile(memory.workspace, path, {

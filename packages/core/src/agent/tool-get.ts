@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { MemoryFileSlice } from "../workspace/read.js";
+import { unlockArg, withheldField } from "./tool-privacy.js";
 import { expects, nonEmptyText, wholeNumber } from "./tool-schema.js";
 import { defineMemoryTool } from "./tool-spec.js";
 
@@ -26,6 +27,7 @@ const args = v.strictObject({
       expects("a whole number of at least 1"),
     ),
   ),
+  unlock: unlockArg,
 });
 
 const result = v.object({
@@ -37,6 +39,7 @@ const result = v.object({
     v.description("Last returned line; startLine - 1 when no line was returned."),
   ),
   totalLines: v.pipe(wholeNumber(0), v.description("Lines in the whole file.")),
+  withheld: withheldField,
 });
 
 /** `memory_get`: exact lines of a memory file, read from the file itself. */
@@ -54,6 +57,10 @@ export const memoryGetTool = defineMemoryTool({
     openWorldHint: false,
   },
   args,
-  result: result satisfies v.GenericSchema<unknown, MemoryFileSlice>,
-  run: (memory, { path, ...range }) => memory.get(path, range),
+  result: result satisfies v.GenericSchema<unknown, MemoryFileSlice & { withheld?: string }>,
+  // The tools' host guards the read (scope, unlock): `withheld` says what it held back.
+  run: (
+    memory,
+    { path, unlock: _unlock, ...range },
+  ): Promise<MemoryFileSlice & { withheld?: string }> => memory.get(path, range),
 });

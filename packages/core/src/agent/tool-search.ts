@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { SearchMode } from "../search/types.js";
 import { TIERS, type Tier } from "../tier.js";
+import { unlockArg, withheldField } from "./tool-privacy.js";
 import { expects, nonEmptyText, wholeNumber } from "./tool-schema.js";
 import { defineMemoryTool } from "./tool-spec.js";
 
@@ -20,6 +21,8 @@ export interface SearchToolHit {
   fallback: boolean;
   /** True when keyword search answered alone. */
   degraded: boolean;
+  /** What was held back from this hit (sensitive long-term memory of a locked session). */
+  withheld?: string;
 }
 
 /** The result of `memory_search`. */
@@ -72,6 +75,7 @@ const args = v.strictObject({
       expects("a list of source names"),
     ),
   ),
+  unlock: unlockArg,
 });
 
 const hit = v.object({
@@ -86,6 +90,7 @@ const hit = v.object({
   model: v.optional(v.string()),
   fallback: v.boolean(),
   degraded: v.boolean(),
+  withheld: withheldField,
 });
 
 const result = v.object({
@@ -113,7 +118,7 @@ export const memorySearchTool = defineMemoryTool({
   },
   args,
   result: result satisfies v.GenericSchema<unknown, SearchToolResult>,
-  run: async (memory, { query, ...options }): Promise<SearchToolResult> => {
+  run: async (memory, { query, unlock: _unlock, ...options }): Promise<SearchToolResult> => {
     const response = await memory.search(query, options);
     return {
       query: response.query,
@@ -132,6 +137,7 @@ export const memorySearchTool = defineMemoryTool({
         ...(r.model ? { model: r.model } : {}),
         fallback: r.fallback === true,
         degraded: r.degraded,
+        ...("withheld" in r && typeof r.withheld === "string" ? { withheld: r.withheld } : {}),
       })),
     };
   },

@@ -1,9 +1,15 @@
 import type * as v from "valibot";
 import type { Memory } from "../memory.js";
+import type { ToolPrivacyHost } from "./tool-privacy.js";
 import type { ToolArgsSchema } from "./tool-schema.js";
 
-/** What the tools need of a {@link Memory} (a `Memory` is one). */
-export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm">;
+/**
+ * What the tools need of a {@link Memory} (a `Memory` is one). The privacy parts (workspace,
+ * config, sealing, layout) are optional: without them the group scope refuses reads it cannot
+ * check, and the unlock setting is off.
+ */
+export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> &
+  ToolPrivacyHost;
 
 /**
  * Hints about what a tool does, in MCP's `ToolAnnotations` shape (clients use them to decide

@@ -1,4 +1,5 @@
 import { EngramError } from "../errors.js";
+import { guardedToolsHost, ToolPrivacy, type ToolPrivacyOptions } from "./tool-privacy.js";
 import type { MemoryToolSpec, MemoryToolsHost } from "./tool-spec.js";
 import { MEMORY_TOOL_SPECS, type MemoryToolName } from "./tool-specs.js";
 import { parseArgsOf } from "./tools-args.js";
@@ -14,8 +15,8 @@ export type MemoryToolResults = {
     : never;
 };
 
-/** Options of {@link createMemoryTools}. */
-export interface MemoryToolsOptions {
+/** Options of {@link createMemoryTools} (scope and unlock: see {@link ToolPrivacyOptions}). */
+export interface MemoryToolsOptions extends ToolPrivacyOptions {
   /**
    * Offer only the tools that change nothing (`annotations.readOnlyHint`): a read-only agent or
    * server. Default false.
@@ -64,6 +65,9 @@ export function createMemoryTools(
     ? MEMORY_TOOL_SPECS.filter((s) => s.annotations.readOnlyHint)
     : MEMORY_TOOL_SPECS;
   const byName = new Map(specs.map((s) => [s.name, s]));
+  // The session's scope and unlock state guard every read the tools make.
+  const privacy = new ToolPrivacy(memory, options);
+  const host: MemoryToolsHost = guardedToolsHost(memory, privacy);
   return {
     definitions: MEMORY_TOOL_DEFINITIONS.filter((d) => byName.has(d.name)),
     call: async (name: string, args: unknown) => {
@@ -73,7 +77,14 @@ export function createMemoryTools(
           hint: `call one of ${[...byName.keys()].join(", ")}`,
         });
       }
-      return spec.run(memory, parseArgsOf(spec, args));
+      const { unlock, ...parsed } = parseArgsOf(spec, args);
+      if (unlock === true) {
+        await privacy.requestUnlock(
+          name,
+          typeof parsed.path === "string" ? parsed.path : undefined,
+        );
+      }
+      return spec.run(host, parsed);
     },
   } as MemoryTools;
 }

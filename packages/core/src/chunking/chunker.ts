@@ -181,6 +181,14 @@ export function chunkMarkdown(source: string, options?: Partial<ChunkingOptions>
   return chunks;
 }
 
+/**
+ * The heading path in effect at each 0-based line of `source`, as {@link chunkMarkdown} computes a
+ * chunk's {@link MarkdownChunk.headings} (e.g. for another view of the same lines).
+ */
+export function headingPaths(source: string): (line: number) => string[] {
+  return describe(scanLines(normalizeSource(source))).pathAt;
+}
+
 /** What the packer needs to know about the document's structure, by 0-based line. */
 interface Structure {
   blockEnd: Uint8Array;

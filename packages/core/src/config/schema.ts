@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { parseFallback } from "../embedding/fallback.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
+import { privacySchema } from "../privacy/config-schema.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
 
@@ -200,13 +201,22 @@ export const configSchema = v.strictObject(
         v.strictObject(
           {
             maxResults: v.optional(int(1, 100), 6),
-            /** Unset: 0.35, applied where scores are similarity-based (weighted hybrid, vector). Set: applied in every mode. */
+            /**
+             * Unset: 0.35, a threshold on similarity (vector mode; in hybrid mode the cosine of
+             * chunks only the vectors found). Set: applied to the final score in every mode.
+             */
             minScore: v.optional(unit),
             candidateMultiplier: v.optional(int(1, 50), 4),
             fusion: v.optional(v.picklist(["weighted", "rrf"]), "weighted"),
             vectorWeight: v.optional(v.pipe(v.number(), v.minValue(0)), 0.7),
             textWeight: v.optional(v.pipe(v.number(), v.minValue(0)), 0.3),
-            rrfK: v.optional(int(1), 60),
+            /**
+             * `agreement` (default): per query, the vector side gets `vectorWeight` × (the share of
+             * the two lists' best chunks they have in common)², so a model that finds nothing the
+             * keywords find cannot push keyword hits aside. `fixed`: the split as configured.
+             */
+            weighting: v.optional(v.picklist(["agreement", "fixed"]), "agreement"),
+            rrfK: v.optional(int(1), 10),
             snippetChars: v.optional(int(80, 10_000), 700),
             /** Tiers searched when a query names none. */
             tiers: v.optional(v.pipe(v.array(tier), v.minLength(1)), ["short", "mid", "long"]),
@@ -234,6 +244,39 @@ export const configSchema = v.strictObject(
                 {
                   enabled: v.optional(v.boolean(), false),
                   halfLifeDays: v.optional(v.pipe(v.number(), v.minValue(0.001)), 30),
+                },
+                unknownKey,
+              ),
+              {},
+            ),
+            /**
+             * A reranker reorders the best fused candidates before MMR, fail-open: past
+             * `timeoutMs`, or when it fails, the fused order stands and the response says so.
+             * `provider`: `none` (default), `http` (the `/v1/rerank` shape of Cohere, Jina,
+             * Voyage, vLLM, Infinity, TEI, llama.cpp's server; `@engram/rerank-http`), `local` (a
+             * GGUF reranker through node-llama-cpp; `@engram/embed-local`), `llm` (the workspace's
+             * language model, `llm.provider`, grades each candidate), or an integrator's id.
+             */
+            rerank: v.optional(
+              v.strictObject(
+                {
+                  provider: v.optional(v.pipe(v.string(), v.minLength(1)), "none"),
+                  /** With a provider set: rerank every search (false: only when asked, `--rerank`). */
+                  enabled: v.optional(v.boolean(), true),
+                  /** Fused candidates sent to the reranker (at least `maxResults` are). */
+                  candidates: v.optional(int(1, 1000), 30),
+                  /** The deadline after which search answers in the fused order. */
+                  timeoutMs: v.optional(int(1), 5000),
+                  /**
+                   * Send private spans and sensitive files to the reranker as they are (opt-in).
+                   * Default false: spans are shown as `[private]`, sensitive files withheld.
+                   */
+                  includePrivate: v.optional(v.boolean(), false),
+                  /** Settings per reranker id (`http`: baseUrl, model, apiKey…; `local`: modelPath…). */
+                  providers: v.optional(
+                    v.record(v.string(), v.record(v.string(), v.unknown())),
+                    {},
+                  ),
                 },
                 unknownKey,
               ),
@@ -319,6 +362,8 @@ export const configSchema = v.strictObject(
     ),
     /** Tier lifecycle: retention, archive and promotion rules (see `lifecycle/` in the README). */
     lifecycle: v.optional(lifecycleSchema, {}),
+    /** Sealing, explicit unlock and the audit (see "Sensitive memory" in the README). */
+    privacy: v.optional(privacySchema, {}),
     /**
      * Pre-compaction memory flush (`createFlushPolicy`): a silent turn asking the model to store
      * lasting notes once the session's tokens reach contextWindow − reserveTokensFloor −

@@ -45,8 +45,11 @@ export function describeEmbedding(e: EmbeddingIdentity | null | undefined): stri
   return e ? `${e.provider}/${e.model}/${e.dims}${e.endpoint ? `@${e.endpoint}` : ""}` : "none";
 }
 
-/** Bump when chunk records change meaning, so every existing index is rebuilt. */
-export const INDEX_FORMAT = 2;
+/**
+ * Bump when chunk records change meaning, so every existing index is rebuilt. 3: chunks carry the
+ * scope that may see them in their source (`memory#private`, `memory#redacted`).
+ */
+export const INDEX_FORMAT = 3;
 
 /** The meta key under which a store records the identity. */
 export const IDENTITY_META_KEY = "engram.identity";

@@ -51,6 +51,12 @@ export type Summariser = (input: {
 export interface LifecyclePlanOptions extends LifecycleTimeOptions {
   /** Put a summary on top of every archived file (its full text stays below). */
   summarise?: Summariser;
+  /**
+   * Plan only the moves this returns true for (a person approved them one by one); the others
+   * are left out as if rejected. A path a rejected move would have taken stays claimed by its
+   * rule, so no later rule picks it up instead. Default: every move.
+   */
+  select?: (move: { rule: string; from: string }) => boolean;
 }
 
 /** The instant an operation runs at. */

@@ -61,7 +61,12 @@ export async function computePlan(
     for (const subject of await ruleSubjects(ws, rule)) {
       if (builder.claimed(subject.rel)) continue;
       const reason = ruleReason(rule, subject, now);
-      if (reason) await builder.add(rule, subject, reason);
+      if (!reason) continue;
+      if (options.select && !options.select({ rule: rule.name, from: subject.rel })) {
+        builder.claim(subject.rel);
+      } else {
+        await builder.add(rule, subject, reason);
+      }
     }
   }
   return builder.plan();
@@ -88,6 +93,11 @@ export class PlanBuilder {
 
   claimed(rel: string): boolean {
     return [...this.#claimed].some((c) => rel === c || rel.startsWith(`${c}/`));
+  }
+
+  /** Mark `rel` as decided without planning anything for it (a move that was rejected). */
+  claim(rel: string): void {
+    this.#claimed.add(rel);
   }
 
   /** Plan what `rule` does to `subject`. */

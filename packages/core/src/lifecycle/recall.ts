@@ -24,6 +24,9 @@ export interface RecallFile {
   entries: Record<string, RecallEntry>;
 }
 
+/** Tiers whose recalls are counted. */
+const RECALLED_TIERS: ReadonlySet<Tier> = new Set(["short", "long"]);
+
 /** Distinct queries kept per entry (enough for any sensible `minRecalls`). */
 const MAX_QUERIES = 50;
 /** Entries kept (the least recently recalled are dropped beyond this). */
@@ -54,7 +57,10 @@ export class RecallLog {
     this.#now = now;
   }
 
-  /** Record the short-term results a query returned. */
+  /**
+   * Record the short- and long-term results a query returned (short-term stretches feed promotion
+   * candidates; long-term ones tell the audit what is still recalled).
+   */
   noteSearch(
     query: string,
     results: ReadonlyArray<{ path: string; startLine: number; endLine: number; tier: Tier }>,
@@ -62,7 +68,7 @@ export class RecallLog {
     const q = sha256Hex(query.normalize("NFKC").trim().toLowerCase()).slice(0, 12);
     const at = this.#now().toISOString();
     for (const r of results) {
-      if (r.tier !== "short") continue;
+      if (!RECALLED_TIERS.has(r.tier)) continue;
       this.#pending.push({
         kind: "hit",
         path: r.path,
@@ -75,9 +81,9 @@ export class RecallLog {
     this.#maybeFlush();
   }
 
-  /** Record a read of `path` lines `startLine..endLine` (short-term files only). */
+  /** Record a read of `path` lines `startLine..endLine` (short- and long-term files only). */
   noteGet(path: string, startLine: number, endLine: number, tier: Tier): void {
-    if (tier !== "short") return;
+    if (!RECALLED_TIERS.has(tier)) return;
     this.#pending.push({ kind: "get", path, startLine, endLine, at: this.#now().toISOString() });
     this.#maybeFlush();
   }

@@ -12,12 +12,23 @@ export type {
   TokenUsage,
 } from "./language-model.js";
 export {
+  type LanguageModelRerankerOptions,
+  languageModelReranker,
+} from "./language-model-reranker.js";
+export {
   type LanguageModelProvider,
   type LanguageModelRegistry,
   type LanguageModelSelection,
   selectLanguageModels,
 } from "./provider.js";
 export type { Reranker } from "./reranker.js";
+export {
+  type RerankConfig,
+  type RerankerProvider,
+  type RerankerRegistry,
+  rerankerSettings,
+  selectReranker,
+} from "./reranker-provider.js";
 export {
   type CallContext,
   describeLanguageModel,

@@ -1,3 +1,4 @@
+export { dateOfPath, decayFactor } from "./decay.js";
 export {
   compareCandidates,
   fuseRrf,
@@ -6,6 +7,14 @@ export {
   normalizeWeights,
   vectorOnly,
 } from "./fusion.js";
+export {
+  type Reranked,
+  type RerankOutcome,
+  type RerankSettings,
+  rerankCandidates,
+} from "./rerank.js";
+export type { RerankStatus } from "./rerank-slot.js";
+export { RERANK_STATS_META_KEY, type RerankStats } from "./rerank-stats.js";
 export { type SearcherParts, search } from "./searcher.js";
 export { cutSnippet, type Snippet } from "./snippet.js";
 export type * from "./types.js";

@@ -9,7 +9,9 @@ import {
   parseIdentity,
 } from "../embedding/identity.js";
 import { EngramError } from "../errors.js";
-import type { SearchFilter, StoreHit } from "../store/records.js";
+import type { Reranker } from "../model/reranker.js";
+import { publicSource, scopeSources } from "../privacy/scope-sources.js";
+import type { SearchFilter, StoredChunk, StoreHit } from "../store/records.js";
 import type { MemoryStore } from "../store/store.js";
 import { type Analyzer, queryTermsOf } from "../text/analyzer.js";
 import { applyTemporalDecay } from "./decay.js";
@@ -19,9 +21,11 @@ import {
   fuseWeighted,
   keywordOnly,
   normalizeWeights,
+  queryWeights,
   vectorOnly,
 } from "./fusion.js";
 import { mmrByTerms } from "./mmr.js";
+import { type RerankOutcome, rerankCandidates } from "./rerank.js";
 import { cutSnippet } from "./snippet.js";
 import { lineTermWeights } from "./term-weights.js";
 import { applyTierWeights } from "./tier-weight.js";
@@ -53,6 +57,16 @@ export interface SearcherParts {
   owed?: ReadonlySet<string>;
   /** Why there is no vector side, when the caller knows better than "no provider configured". */
   noVectorsReason?: string;
+  /**
+   * The configured reranker (null: none), or a function that gives it on first use (a reranker is
+   * created only when a search asks for one).
+   */
+  reranker?: Reranker | null | (() => Promise<Reranker | null>);
+  /**
+   * What the reranker may read of each candidate (private spans redacted, sensitive files
+   * withheld: `modelView`); absent: the chunk text.
+   */
+  rerankView?: (chunks: readonly StoredChunk[]) => Promise<string[]>;
   config: EngramConfig["search"];
 }
 
@@ -78,9 +92,11 @@ export async function search(
   }
   const requested: SearchMode = options.mode ?? "hybrid";
   const terms = [...new Set(queryTermsOf(analyzer, query))];
+  const scope = options.scope ?? "main";
   const filter: SearchFilter = {
     tiers: options.tiers ?? config.tiers,
-    ...(options.sources ? { sources: options.sources } : {}),
+    // The store filters by scope, so what a scope may not see is never even a candidate.
+    sources: scopeSources(scope, options.sources),
     ...(options.pathPrefix ? { pathPrefix: options.pathPrefix } : {}),
   };
   const pool = maxResults * config.candidateMultiplier;
@@ -129,7 +145,12 @@ export async function search(
 
   const mode: SearchMode =
     requested === "hybrid" && degradedReason !== undefined ? "keyword" : requested;
-  const weights = normalizeWeights(config.vectorWeight, config.textWeight);
+  const weights = queryWeights(
+    normalizeWeights(config.vectorWeight, config.textWeight),
+    config.weighting,
+    vectorHits,
+    textHits,
+  );
   const fusion = options.fusion ?? config.fusion;
   const owedPaths = parts.owed;
   const owed = owedPaths?.size ? (hit: StoreHit) => owedPaths.has(hit.chunk.path) : undefined;
@@ -139,17 +160,24 @@ export async function search(
   else if (fusion === "rrf") candidates = fuseRrf(vectorHits, textHits, weights, config.rrfK, owed);
   else candidates = fuseWeighted(vectorHits, textHits, weights, owed);
 
-  // An explicit minScore applies everywhere; the default one only where scores are similarities
-  // (not to a chunk whose vector is owed: its score says nothing about similarity).
+  // An explicit minScore applies to every score. The default one is a threshold on similarity:
+  // in vector mode on the score (a cosine), in hybrid mode on the cosine of chunks that only the
+  // vectors found (fused scores are relative to each query's lists, and a keyword match is
+  // evidence of its own); never on a chunk whose vector is owed.
   const explicitMin = options.minScore ?? config.minScore;
-  const minScore =
-    explicitMin ??
-    (mode === "vector" || (mode === "hybrid" && fusion === "weighted") ? DEFAULT_MIN_SCORE : 0);
+  const keep =
+    explicitMin !== undefined
+      ? (c: Candidate) => c.score >= explicitMin
+      : mode === "vector"
+        ? (c: Candidate) => c.score >= DEFAULT_MIN_SCORE
+        : mode === "hybrid"
+          ? (c: Candidate) =>
+              c.scores.text !== undefined || c.owed || (c.scores.vector ?? 0) >= DEFAULT_MIN_SCORE
+          : () => true;
   // Tier weights after the min score (a threshold on similarity), before ranking.
-  const kept = applyTierWeights(
-    candidates.filter((c) => c.score >= minScore || (c.owed && explicitMin === undefined)),
-    config.tierWeights,
-  ).sort(compareCandidates);
+  const kept = applyTierWeights(candidates.filter(keep), config.tierWeights).sort(
+    compareCandidates,
+  );
 
   const queryTerms = new Set(terms);
   const termsOf = (text: string) => analyzer.terms(text);
@@ -160,9 +188,37 @@ export async function search(
         compareCandidates,
       )
     : kept;
+  // The reranker reorders the best fused candidates (fail-open) before MMR diversifies them.
+  let rerank: RerankOutcome | undefined;
+  let reordered = ranked;
+  const wantRerank = options.rerank ?? config.rerank.enabled;
+  if (wantRerank && query.trim() !== "") {
+    const reranker =
+      typeof parts.reranker === "function" ? await parts.reranker() : (parts.reranker ?? null);
+    if (reranker) {
+      const result = await rerankCandidates(
+        query,
+        ranked,
+        reranker,
+        {
+          candidates: config.rerank.candidates,
+          timeoutMs: config.rerank.timeoutMs,
+          maxResults,
+          ...(parts.rerankView ? { view: parts.rerankView } : {}),
+        },
+        options.signal,
+      );
+      reordered = result.candidates;
+      rerank = result.outcome;
+    } else if (options.rerank === true) {
+      throw new EngramError("INVALID_ARGUMENT", "no reranker is configured", {
+        hint: 'set search.rerank.provider ("http" or "local") and its settings in engram.config.json',
+      });
+    }
+  }
   const chosen = config.mmr.enabled
-    ? mmrByTerms(ranked, maxResults, config.mmr.lambda, termsOf)
-    : ranked.slice(0, maxResults);
+    ? mmrByTerms(reordered, maxResults, config.mmr.lambda, termsOf)
+    : reordered.slice(0, maxResults);
   const lineWeights = lineTermWeights(
     chosen.map((c) => c.chunk.text),
     queryTerms,
@@ -178,11 +234,14 @@ export async function search(
       snippet: snippet.text,
       score: round(c.score),
       tier: c.chunk.tier,
-      source: c.chunk.source,
+      source: publicSource(c.chunk.source),
       headings: c.chunk.headings,
       scores: {
         ...(c.scores.vector !== undefined ? { vector: round(c.scores.vector) } : {}),
-        ...(c.scores.text !== undefined ? { text: round(c.scores.text) } : {}),
+        // The raw BM25 value weighs terms by statistics of the whole index, private chunks
+        // included: a group result shows the fused score and the cosine only.
+        ...(c.scores.text !== undefined && scope === "main" ? { text: round(c.scores.text) } : {}),
+        ...(c.scores.rerank !== undefined ? { rerank: round(c.scores.rerank) } : {}),
       },
       ...(mode !== "keyword" && embedder
         ? { provider: embedder.id, model: embedder.model, fallback: Boolean(parts.fallback) }
@@ -198,6 +257,7 @@ export async function search(
     degraded,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
     ...(owedPaths?.size ? { vectorsOwed: owedPaths.size } : {}),
+    ...(rerank ? { rerank } : {}),
   };
 }
 

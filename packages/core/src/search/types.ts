@@ -1,5 +1,7 @@
+import type { SealedSearchInfo } from "../sealing/session.js";
 import type { Source, StoredChunk } from "../store/records.js";
 import type { Tier } from "../tier.js";
+import type { RerankOutcome } from "./rerank.js";
 
 /** How a query is answered. */
 export type SearchMode = "hybrid" | "keyword" | "vector";
@@ -21,13 +23,20 @@ export interface SearchOptions {
   /** Only chunks whose path starts with this (e.g. `memory/mid-term/`). */
   pathPrefix?: string;
   /**
-   * `main` (default): everything. `group`: leaves out `MEMORY.md` and the other personal files,
-   * files with `sensitive: true` front matter, results showing a private block, and transcripts.
-   * Applied by `Memory.search`.
+   * `main` (default): everything. `group`: leaves out every `MEMORY.md` and the other personal
+   * files, files with `sensitive: true` front matter, private spans (a chunk holding one is seen
+   * through its public view, the span replaced by `[private]`) and transcripts. The store filters
+   * by scope (see `privacy/scope-sources`); `Memory.search` also checks group results against the
+   * files on disk.
    */
   scope?: "main" | "group";
   /** "Now" for temporal decay (default: the current time); replays and tests fix it. */
   now?: Date;
+  /**
+   * Rerank the fused candidates with the configured reranker (default: `search.rerank.enabled`
+   * when a reranker is configured). `true` without a configured reranker is an error.
+   */
+  rerank?: boolean;
   signal?: AbortSignal;
 }
 
@@ -47,8 +56,11 @@ export interface SearchResult {
   source: Source;
   /** Heading path of the chunk the snippet comes from. */
   headings: string[];
-  /** Component scores: `vector` is cosine similarity, `text` the BM25 score. */
-  scores: { vector?: number; text?: number };
+  /**
+   * Component scores: `vector` is cosine similarity, `text` the BM25 score, `rerank` the
+   * reranker's own score (when the results are in its order).
+   */
+  scores: { vector?: number; text?: number; rerank?: number };
   /** Embedding provider and model that answered the vector side, when it ran. */
   provider?: string;
   model?: string;
@@ -78,13 +90,20 @@ export interface SearchResponse {
    * Their chunks are found by their keywords meanwhile. Absent when none are owed.
    */
   vectorsOwed?: number;
+  /** The rerank stage, when it ran: whether its order was used, or why it was skipped. */
+  rerank?: RerankOutcome;
+  /**
+   * Sealed files (main scope, when the workspace has any): how many were searched with the key,
+   * and how many were skipped (no key, or another key) — search says so rather than staying silent.
+   */
+  sealed?: SealedSearchInfo;
 }
 
 /** A fused candidate before snippets are cut. */
 export interface Candidate {
   chunk: StoredChunk;
   score: number;
-  scores: { vector?: number; text?: number };
+  scores: { vector?: number; text?: number; rerank?: number };
   /** True when the chunk has no vector yet (owed): only its keywords could vote. */
   owed?: boolean;
 }

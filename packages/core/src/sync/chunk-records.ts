@@ -46,7 +46,7 @@ export function chunkRecords(
  * A chunk's terms, plus the terms of its heading path when the chunk does not show those headings
  * itself: the second chunk of a long section is still about the section's title.
  */
-function termsWithHeadings(
+export function termsWithHeadings(
   text: string,
   headings: readonly string[],
   analyzer: Analyzer,

@@ -18,5 +18,6 @@ export {
   type SyncProgress,
   type SyncReport,
 } from "./report.js";
+export { type ScopedChunks, scopedChunkRecords } from "./scoped-chunks.js";
 export type { MemoryWatchOptions } from "./watch-session.js";
 export { type Watcher, type WatchOptions, type WatchTarget, watchWorkspace } from "./watcher.js";

@@ -1,13 +1,17 @@
 import { isEngramError } from "../errors.js";
+import { looksSealed, parseSealed } from "../sealing/format.js";
+import { SEALED_SOURCE } from "../sealing/session.js";
 import { SESSIONS_SOURCE, SESSIONS_TIER } from "../sessions/scan.js";
 import { malformedWarning, renderTranscript } from "../sessions/transcript.js";
 import type { ChunkRecord, FileRecord } from "../store/records.js";
 import { sha256Hex } from "../text/hash.js";
+import { resolveLayout } from "../workspace/presets.js";
 import { readUtf8 } from "../workspace/read.js";
 import { chunkRecords } from "./chunk-records.js";
 import type { IndexContext } from "./context.js";
 import type { PlannedFile } from "./plan.js";
 import type { SyncReport } from "./report.js";
+import { scopedChunkRecords } from "./scoped-chunks.js";
 
 /** What reading a changed file found. */
 export type ReadOutcome =
@@ -55,6 +59,9 @@ export async function readChanged(
     mtimeMs: file.mtimeMs,
     size: file.size,
   };
+  // A sealed file's record is kept (so search can count it) with no chunks: its plaintext never
+  // reaches the index, and its ciphertext is nothing to search.
+  if (!transcript && looksSealed(text) && parseSealed(text)) record.source = SEALED_SOURCE;
   if (known && known.hash === record.hash && known.tier === record.tier) {
     return { kind: "touch", record };
   }
@@ -68,9 +75,30 @@ export async function readChanged(
       ...(warning ? { warnings: [warning] } : {}),
     };
   }
+  if (record.source === SEALED_SOURCE) return { kind: "index", record, chunks: [] };
+  const scoped = scopedChunkRecords(
+    record,
+    text,
+    ctx.analyzer,
+    ctx.config.chunking,
+    personalFiles(ctx.config),
+  );
   return {
     kind: "index",
     record,
-    chunks: chunkRecords(record, text, ctx.analyzer, ctx.config.chunking),
+    chunks: scoped.chunks,
+    ...(scoped.warnings.length ? { warnings: scoped.warnings } : {}),
   };
+}
+
+const personal = new WeakMap<IndexContext["config"], readonly string[]>();
+
+/** The layout's personal files (main scope only), resolved once per config. */
+function personalFiles(config: IndexContext["config"]): readonly string[] {
+  let files = personal.get(config);
+  if (!files) {
+    files = resolveLayout(config).personalFiles;
+    personal.set(config, files);
+  }
+  return files;
 }

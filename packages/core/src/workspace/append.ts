@@ -3,6 +3,7 @@ import type { FileHandle } from "node:fs/promises";
 import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
+import { looksSealed } from "../sealing/format.js";
 import { type Clock, localDate, localTime, systemClock } from "./clock.js";
 import { assertNoLinks, syncDir } from "./durable.js";
 import { assertWorkspace, dailyLogPath, MEMORY_FILE, toPosix } from "./layout.js";
@@ -164,6 +165,7 @@ function appendEntry(
     // O_APPEND: every write lands at the end; O_NOFOLLOW: a link swapped in since the check fails.
     const handle = await open(abs, constants.O_RDWR | constants.O_APPEND | NOFOLLOW);
     try {
+      await refuseSealed(handle, rel);
       const { newlines, size, endsWithNewline } = await scanLines(handle);
       const prefix = size === 0 ? title : endsWithNewline ? "" : "\n";
       const start = size === 0 ? countNewlines(title) + 1 : newlines + (endsWithNewline ? 1 : 2);
@@ -174,6 +176,24 @@ function appendEntry(
       await handle.close();
     }
   });
+}
+
+/**
+ * Plaintext is never appended beside a sealed file's ciphertext: the caller must open the file
+ * (see `sealing/`) and write through it.
+ */
+async function refuseSealed(handle: FileHandle, rel: string): Promise<void> {
+  const head = Buffer.alloc(4096);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  if (looksSealed(head.subarray(0, bytesRead).toString("utf8"))) {
+    throw new EngramError(
+      "SEALED_FILE",
+      `${rel} is sealed: nothing can be appended to it as it is`,
+      {
+        hint: "set ENGRAM_KEY or ENGRAM_KEY_FILE so engram can open it, or write somewhere else",
+      },
+    );
+  }
 }
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows). */

@@ -3,7 +3,7 @@ import { MEMORY_DIR, MEMORY_FILE } from "./layout.js";
 import { DEFAULT_TIER_MAP, type TierMap } from "./tiers.js";
 
 /** Names of the built-in workspace layouts. */
-export const LAYOUT_PRESET_NAMES = ["openclaw", "three-tier", "logs"] as const;
+export const LAYOUT_PRESET_NAMES = ["openclaw", "three-tier", "logs", "nanobot"] as const;
 
 /** A built-in workspace layout's name. */
 export type LayoutPresetName = (typeof LAYOUT_PRESET_NAMES)[number];
@@ -124,9 +124,31 @@ const logs: LayoutPreset = {
   ],
 };
 
+const nanobot: LayoutPreset = {
+  name: "nanobot",
+  description:
+    "nanobot: long-term memory in memory/MEMORY.md, one daily log per day in memory/YYYY-MM-DD.md",
+  tiers: {
+    short: [`${MEMORY_DIR}/*.md`],
+    mid: [],
+    // Any MEMORY.md is long-term whatever the globs say (see createTierResolver); named anyway.
+    long: [`${MEMORY_DIR}/${MEMORY_FILE}`],
+    archive: [`${MEMORY_DIR}/archive/**`],
+  },
+  dailyLogDir: MEMORY_DIR,
+  longTermFile: `${MEMORY_DIR}/${MEMORY_FILE}`,
+  skeleton: [
+    {
+      path: `${MEMORY_DIR}/${MEMORY_FILE}`,
+      content: `${MEMORY_MD}Daily notes go to memory/YYYY-MM-DD.md.\n`,
+    },
+    keep(`${MEMORY_DIR}/archive`),
+  ],
+};
+
 /** The built-in layouts by name. Read-only: copy a preset (see {@link layoutPreset}) to change it. */
 export const LAYOUT_PRESETS: Readonly<Record<LayoutPresetName, Readonly<LayoutPreset>>> =
-  Object.freeze({ openclaw, "three-tier": threeTier, logs });
+  Object.freeze({ openclaw, "three-tier": threeTier, logs, nanobot });
 
 /** True when `name` is a built-in layout's name. */
 export function isLayoutPresetName(name: unknown): name is LayoutPresetName {
@@ -157,7 +179,8 @@ export interface ResolvedLayout {
   longTermFile: string;
   /**
    * Curated personal files that never leave the main scope (group context and group search skip
-   * them whole): `MEMORY.md`, the layout's long-term file and the user profile.
+   * them whole): `MEMORY.md`, the layout's long-term file and the user profile. Any other file
+   * named `MEMORY.md` is personal too (see `isPersonalPath`).
    */
   personalFiles: string[];
 }

@@ -22,9 +22,14 @@ function frozen(globs: string[]): string[] {
 /** Order in which tiers are tried: archive wins over everything, so archiving always demotes. */
 const RESOLVE_ORDER: readonly Tier[] = ["archive", "short", "mid", "long"];
 
+/** Curated long-term memory, by name, in every layout (e.g. nanobot's `memory/MEMORY.md`). */
+const LONG_TERM_NAME = /(?:^|\/)MEMORY\.md$/;
+
 /**
  * Compiles `map` (a {@link TierMap}; a missing tier counts as no globs) once and returns a function
- * giving the tier of an index path (workspace-relative POSIX; a leading `./` is ignored). Tiers are tried archive → short → mid → long; a path no glob
+ * giving the tier of an index path (workspace-relative POSIX; a leading `./` is ignored). Tiers are
+ * tried archive → short → mid → long, except that any other file named `MEMORY.md` is long-term
+ * (nanobot keeps it in `memory/`, where `memory/*.md` means daily logs); a path no glob
  * matches (e.g. an absolute extraPath file) gets `fallback`. Globs match dotfiles (`dot: true`).
  *
  * @throws EngramError `CONFIG_INVALID` when a glob is not a non-empty string.
@@ -49,9 +54,13 @@ export function createTierResolver(
     const isMatch = globs.length > 0 ? picomatch([...globs], { dot: true }) : () => false;
     return { tier, isMatch };
   });
+  const [archive, ...rest] = matchers;
   return (path: string): Tier => {
     const p = toPosix(path).replace(/^(?:\.\/)+/, "");
-    for (const { tier, isMatch } of matchers) {
+    if (archive?.isMatch(p)) return "archive";
+    // Any MEMORY.md is curated long-term memory, whatever glob would take it for a log.
+    if (LONG_TERM_NAME.test(p)) return "long";
+    for (const { tier, isMatch } of rest) {
       if (isMatch(p)) return tier;
     }
     return fallback;

@@ -15,13 +15,25 @@ describe("config", () => {
   it("fills the seeds' defaults", () => {
     const c = resolveConfig({});
     expect(c.chunking).toEqual({ tokens: 400, overlap: 80, logs: { tokens: 175, overlap: 35 } });
+    // No reranker unless one is named; when one is, it reranks every search by default.
+    expect(c.search.rerank).toEqual({
+      provider: "none",
+      enabled: true,
+      candidates: 30,
+      timeoutMs: 5000,
+      providers: {},
+    });
+    expect(() => resolveConfig({ search: { rerank: { provder: "http" } } } as never)).toThrow(
+      /unknown key/,
+    );
     expect(c.search).toMatchObject({
       maxResults: 6,
       candidateMultiplier: 4,
       fusion: "weighted",
       vectorWeight: 0.7,
       textWeight: 0.3,
-      rrfK: 60,
+      weighting: "agreement",
+      rrfK: 10,
       snippetChars: 700,
     });
     expect(c.search.minScore).toBeUndefined();

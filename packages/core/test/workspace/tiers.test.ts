@@ -39,7 +39,15 @@ describe("tier resolver", () => {
 
   it("accepts empty tiers and refuses empty globs", () => {
     const resolve = createTierResolver({ short: [], mid: [], long: [], archive: [] }, "mid");
-    expect(resolve("MEMORY.md")).toBe("mid");
+    expect(resolve("notes.md")).toBe("mid");
+    // Any MEMORY.md is long-term memory, whatever the globs say (issue 20, item 7).
+    expect(resolve("MEMORY.md")).toBe("long");
+    expect(resolve("memory/MEMORY.md")).toBe("long");
+    expect(
+      createTierResolver({ short: ["memory/*.md"], mid: [], long: [], archive: [] })(
+        "memory/MEMORY.md",
+      ),
+    ).toBe("long");
     expect(() => createTierResolver({ short: [""], mid: [], long: [], archive: [] })).toThrow(
       expect.objectContaining({ code: "CONFIG_INVALID" }),
     );

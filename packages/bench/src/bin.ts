@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { runBench } from "./program.js";
+
+process.exitCode = await runBench(process.argv.slice(2));

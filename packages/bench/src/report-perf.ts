@@ -1,0 +1,226 @@
+import type { PerfReport, PerfResult } from "./perf.js";
+import type { Latency } from "./perf-measure.js";
+
+/** The Markdown page of an `engram-bench perf` report: indexing and search tables, issue targets. */
+export function perfMarkdown(report: PerfReport): string {
+  const s = report.settings;
+  const m = report.machine;
+  const lines = [
+    `# engram-bench perf — ${report.date.slice(0, 10)}`,
+    "",
+    `${m.cpuModel}, ${m.cpus} cores, ${Math.round(m.memoryMb / 1024)} GB, Node ${m.node}, ${m.platform}. ` +
+      `Medians over ${runsText(report)}; synthetic workspace seed ${s.seed} ` +
+      `(~15% Chinese files); ${s.queries.en} English + ${s.queries.zh} Chinese queries; ` +
+      `fixed-cost embedder: feature hashing, ${s.dims} dims; query embedding excluded from latency.`,
+    "",
+    "## Indexing",
+    "",
+    "| store | chunks | files | cold sync, keyword only | × read+hash floor | cold sync, embedded | same, minus embedder time | re-sync, nothing changed | append to a file + sync it, p50 | `.engram/` keyword / embedded | peak RSS keyword / embedded |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const r of report.results) {
+    const k = r.keyword;
+    const v = r.vector;
+    lines.push(
+      row([
+        r.store,
+        chunksOf(r),
+        k ? count(k.files) : "–",
+        k ? `${rate(k.coldSync.chunksPerSecond)} chunks/s (${secs(k.coldSync.medianMs)})` : "–",
+        k ? `×${(k.coldSync.medianMs / k.readHashFloorMs).toFixed(1)}` : "–",
+        v ? `${rate(v.coldSync.chunksPerSecond)} chunks/s (${secs(v.coldSync.medianMs)})` : "–",
+        v ? `${rate(v.coldSync.chunksPerSecondExEmbed)} chunks/s` : "–",
+        k ? `${rate(k.resync.filesPerSecond)} files/s (${secs(k.resync.medianMs)})` : "–",
+        k?.appendSync ? ms(k.appendSync.p50Ms) : "–",
+        `${k ? mb(k.diskBytes / 2 ** 20) : "–"} / ${v ? mb(v.diskBytes / 2 ** 20) : "–"}`,
+        `${k ? mb(k.peakRssMb) : "–"} / ${v ? mb(v.peakRssMb) : "–"}`,
+      ]),
+    );
+  }
+  lines.push(
+    "",
+    "## Search latency, p50 / p95",
+    "",
+    "Through `Memory.search` (the path the CLI and agent tools use), default settings (6 results). " +
+      "The last columns are the store's own primitive query for the same pool (BM25 terms, k-NN " +
+      "vector) measured in the same run: the floor engram's search sits on.",
+    "",
+    "| store | chunks | keyword | vector | hybrid (weighted) | hybrid (RRF) | store BM25 query | store vector query |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|",
+  );
+  for (const r of report.results) {
+    const k = r.keyword?.search;
+    const v = r.vector?.search;
+    lines.push(
+      row([
+        r.store,
+        chunksOf(r),
+        lat(k?.keyword),
+        lat(v?.vector),
+        lat(v?.hybridWeighted),
+        lat(v?.hybridRrf),
+        lat(k?.storeText),
+        lat(v?.storeVector),
+      ]),
+    );
+  }
+  lines.push(
+    "",
+    "## CPU time",
+    "",
+    "The same runs counted in CPU time of the measuring process (all its threads) instead of wall " +
+      "time: what a machine with a free core would see. On a busy machine wall time is higher; a " +
+      "store that works on several threads can use more CPU than wall time.",
+    "",
+    "| store | chunks | cold sync, keyword only | cold sync, embedded | re-sync, nothing changed | append + sync, p50 | keyword p50 | vector p50 | hybrid (weighted) p50 | hybrid (RRF) p50 |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  );
+  for (const r of report.results) {
+    const k = r.keyword;
+    const v = r.vector;
+    lines.push(
+      row([
+        r.store,
+        chunksOf(r),
+        k ? `${rate(k.coldSync.chunksPerCpuSecond)} chunks/s` : "–",
+        v ? `${rate(v.coldSync.chunksPerCpuSecond)} chunks/s` : "–",
+        k ? `${rate(k.resync.filesPerCpuSecond)} files/s` : "–",
+        k?.appendSync ? ms(k.appendSync.cpuP50Ms) : "–",
+        k ? ms(k.search.keyword.cpuP50Ms) : "–",
+        v ? ms(v.search.vector.cpuP50Ms) : "–",
+        v ? ms(v.search.hybridWeighted.cpuP50Ms) : "–",
+        v ? ms(v.search.hybridRrf.cpuP50Ms) : "–",
+      ]),
+    );
+  }
+  const targets = sqliteTargets(report);
+  if (targets.length) {
+    lines.push(
+      "",
+      "## Targets (issue 7, SQLite)",
+      "",
+      "| target | measured (wall) | met | CPU time | met on CPU time |",
+      "|---|--:|:-:|--:|:-:|",
+    );
+    const yes = (met: boolean) => (met ? "yes" : "**no**");
+    for (const t of targets) {
+      lines.push(row([t.label, t.measured, yes(t.met), t.cpuMeasured, yes(t.cpuMet)]));
+    }
+  }
+  const problems = report.results.flatMap((r) =>
+    r.errors.map(
+      (e) =>
+        `- ${r.store} @ ${count(r.targetChunks)} chunks, ${e.phase} phase: ${e.message.split("\n")[0]}`,
+    ),
+  );
+  const skipped = report.skipped.map((s) => `- ${s.store}: skipped, ${s.reason}`);
+  if (problems.length || skipped.length)
+    lines.push("", "## Not measured", "", ...problems, ...skipped);
+  lines.push("", "![search latency against corpus size](perf-latency.svg)", "");
+  return lines.join("\n");
+}
+
+/** One issue-7 speed target, checked against a report. */
+export interface TargetCheck {
+  label: string;
+  /** The wall-time figure the target is judged on. */
+  measured: string;
+  met: boolean;
+  /** The same figure in CPU time (peak RSS: the same number). */
+  cpuMeasured: string;
+  cpuMet: boolean;
+}
+
+/** The issue-7 speed targets that `report` has SQLite figures for. */
+export function sqliteTargets(report: PerfReport): TargetCheck[] {
+  const sqlite = report.results.filter((r) => r.store === "sqlite");
+  const at = (size: number) => sqlite.find((r) => r.targetChunks === size);
+  const checks: TargetCheck[] = [];
+  for (const [size, limit] of [
+    [10_000, 5],
+    [100_000, 30],
+  ] as const) {
+    const hybrid = at(size)?.vector?.search.hybridWeighted;
+    if (hybrid !== undefined) {
+      checks.push({
+        label: `hybrid search p50 ≤ ${limit} ms at ${count(size)} chunks`,
+        measured: `${hybrid.p50Ms.toFixed(2)} ms`,
+        met: hybrid.p50Ms <= limit,
+        cpuMeasured: `${hybrid.cpuP50Ms.toFixed(2)} ms`,
+        cpuMet: hybrid.cpuP50Ms <= limit,
+      });
+    }
+  }
+  for (const r of sqlite) {
+    const k = r.keyword;
+    if (!k) continue;
+    checks.push({
+      label: `re-sync of unchanged files ≥ 10,000 files/s (${count(k.files)} files)`,
+      measured: `${rate(k.resync.filesPerSecond)} files/s`,
+      met: k.resync.filesPerSecond >= 10_000,
+      cpuMeasured: `${rate(k.resync.filesPerCpuSecond)} files/s`,
+      cpuMet: k.resync.filesPerCpuSecond >= 10_000,
+    });
+    checks.push({
+      label: `cold keyword-only sync ≥ 2,000 chunks/s (${count(k.chunks)} chunks)`,
+      measured: `${rate(k.coldSync.chunksPerSecond)} chunks/s`,
+      met: k.coldSync.chunksPerSecond >= 2_000,
+      cpuMeasured: `${rate(k.coldSync.chunksPerCpuSecond)} chunks/s`,
+      cpuMet: k.coldSync.chunksPerCpuSecond >= 2_000,
+    });
+  }
+  const big = at(100_000);
+  if (big?.keyword || big?.vector) {
+    const peak = Math.max(big.keyword?.peakRssMb ?? 0, big.vector?.peakRssMb ?? 0);
+    checks.push({
+      label: "peak RSS ≤ 300 MB at 100,000 chunks",
+      measured: mb(peak),
+      met: peak <= 300,
+      cpuMeasured: mb(peak),
+      cpuMet: peak <= 300,
+    });
+  }
+  return checks;
+}
+
+/** "3 runs", or per size when rows differ ("3 runs at 10,000 chunks, 1 run at 100,000"). */
+function runsText(report: PerfReport): string {
+  const bySize = new Map(report.results.map((r) => [r.targetChunks, r.runs]));
+  const runs = (n: number) => `${n} run${n === 1 ? "" : "s"}`;
+  const distinct = new Set(bySize.values());
+  if (distinct.size <= 1) return runs([...distinct][0] ?? report.settings.runs);
+  return [...bySize].map(([size, n]) => `${runs(n)} at ${count(size)} chunks`).join(", ");
+}
+
+/** The chunk count a result measured (the target when neither phase ran), formatted. */
+function chunksOf(r: PerfResult): string {
+  return count(r.keyword?.chunks ?? r.vector?.chunks ?? r.targetChunks);
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.join(" | ")} |`;
+}
+
+function lat(l: Latency | undefined): string {
+  return l ? `${ms(l.p50Ms)} / ${ms(l.p95Ms)}` : "–";
+}
+
+function ms(n: number): string {
+  return n >= 100 ? `${Math.round(n)} ms` : n >= 10 ? `${n.toFixed(1)} ms` : `${n.toFixed(2)} ms`;
+}
+
+function secs(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`;
+}
+
+function rate(n: number): string {
+  return count(Math.round(n));
+}
+
+function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+function mb(n: number): string {
+  return `${n >= 10 ? Math.round(n) : n.toFixed(1)} MB`;
+}

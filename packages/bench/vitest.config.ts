@@ -1,0 +1,1 @@
+export { packageConfig as default } from "../../vitest.shared.js";

@@ -1,0 +1,350 @@
+import { readFile, stat } from "node:fs/promises";
+import type { EngramConfig } from "../config/schema.js";
+import { normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
+import { readRecall } from "../lifecycle/recall.js";
+import { parseSealed } from "../sealing/format.js";
+import type { SealKey } from "../sealing/keys.js";
+import type { Analyzer } from "../text/analyzer.js";
+import type { Tier } from "../tier.js";
+import { isSensitiveFile, privateSpans } from "../workspace/privacy.js";
+import { scanWorkspace } from "../workspace/scan.js";
+import { BUILT_IN_RULES, type Detection, detect, userRules } from "./detectors.js";
+import { keyValueOf, type LongTermEntry, longTermEntries } from "./entries.js";
+import { secretlintDetections } from "./secretlint.js";
+
+/** What a finding is about. */
+export type AuditFindingKind =
+  | "stale"
+  | "duplicate"
+  | "contradiction"
+  | "secret"
+  | "pii"
+  | "sealed-key-missing";
+
+/** What to do about a finding (the curation plan can take these up). */
+export type AuditAction =
+  | "forget"
+  | "merge"
+  | "supersede"
+  | "mark-sensitive"
+  | "seal"
+  | "provide-key";
+
+/** One finding of {@link auditWorkspace}. */
+export interface AuditFinding {
+  kind: AuditFindingKind;
+  /** The detector or check that found it (e.g. `cn-resident-id`, `secretlint:github`). */
+  rule: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  /** `path:start-end`, as search results cite lines. */
+  cite: string;
+  /** What was found, in words; a secret or personal value is masked, never quoted whole. */
+  message: string;
+  action: AuditAction;
+  /** The other entry, for duplicates and contradictions (`path:start-end`). */
+  related?: string;
+}
+
+/** The audit's report. */
+export interface AuditReport {
+  /** When the audit ran (ISO 8601). */
+  at: string;
+  files: number;
+  findings: AuditFinding[];
+  /** Findings per kind. */
+  counts: Record<AuditFindingKind, number>;
+}
+
+/** What {@link auditWorkspace} reads (a `Memory` has all of it, `sealing.key()` aside). */
+export interface AuditHost {
+  workspace: string;
+  config: EngramConfig;
+  analyzer: Analyzer;
+  tierOf: (path: string) => Tier;
+  /** The sealing key, when one is configured (null: none). */
+  key: SealKey | null;
+}
+
+/** Options of {@link auditWorkspace}. */
+export interface AuditOptions {
+  /** "Now" for staleness (default: the current time). */
+  now?: Date;
+  /** Leave secretlint out (the built-in rules still run). */
+  secretlint?: boolean;
+}
+
+/**
+ * Audit the workspace's memory, as a library function the maintenance schedule can call:
+ *
+ * - **Sensitive content not marked**: secrets (secretlint's recommended preset plus engram's
+ *   generic rules: API keys, tokens, passwords, private keys) and personal data (e-mail, phone
+ *   numbers incl. Chinese mobiles, card numbers by Luhn, Chinese resident IDs by checksum, US SSNs,
+ *   English and Chinese postal addresses), plus the user's rules (`privacy.audit.rules`). Text in
+ *   private spans, in `sensitive: true` files and in sealed files is already marked and not
+ *   reported.
+ * - **Long-term entries**: stale (older than `privacy.audit.staleDays` and never recalled, by the
+ *   recall log), duplicated (same text, or term overlap ≥ `lifecycle.promote.threshold`), and
+ *   contradicted (`key: value` entries with the same key and different values).
+ * - **Sealed files whose key is missing** (no key configured, or not the key they were sealed to).
+ *
+ * Each finding cites `path:start-end` and suggests an action. Nothing is written.
+ */
+export async function auditWorkspace(
+  host: AuditHost,
+  options: AuditOptions = {},
+): Promise<AuditReport> {
+  const now = options.now ?? new Date();
+  const { files } = await scanWorkspace({
+    workspace: host.workspace,
+    extraPaths: host.config.extraPaths,
+  });
+  const rules = [...BUILT_IN_RULES, ...userRules(host.config.privacy.audit.rules)];
+  const findings: AuditFinding[] = [];
+  const longTerm: LongTermEntry[] = [];
+  const mtimes = new Map<string, Date>();
+  for (const file of files) {
+    let text: string;
+    try {
+      const info = await stat(file.absPath);
+      if (info.size > host.config.sync.maxFileBytes) continue;
+      text = await readFile(file.absPath, "utf8");
+      mtimes.set(file.path, info.mtime);
+    } catch {
+      continue;
+    }
+    const sealed = parseSealed(text);
+    if (sealed) {
+      const opens = host.key && sealed.recipients.some((r) => host.key?.recipients.includes(r));
+      if (!opens) findings.push(sealedFinding(file.path, text, sealed.recipients, host.key));
+      continue;
+    }
+    if (!isSensitiveFile(text)) {
+      findings.push(
+        ...(await sensitiveFindings(file.path, text, rules, options, host.key !== null)),
+      );
+    }
+    if (host.tierOf(file.path) === "long") longTerm.push(...longTermEntries(file.path, text));
+  }
+  findings.push(...(await staleFindings(host, longTerm, mtimes, now)));
+  findings.push(...entryFindings(host, longTerm));
+  const counts = {
+    stale: 0,
+    duplicate: 0,
+    contradiction: 0,
+    secret: 0,
+    pii: 0,
+    "sealed-key-missing": 0,
+  } satisfies Record<AuditFindingKind, number>;
+  for (const f of findings) counts[f.kind]++;
+  findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.startLine - b.startLine));
+  return { at: now.toISOString(), files: files.length, findings, counts };
+}
+
+const cite = (path: string, start: number, end: number) =>
+  `${path}:${start === end ? start : `${start}-${end}`}`;
+
+function finding(
+  kind: AuditFindingKind,
+  rule: string,
+  path: string,
+  startLine: number,
+  endLine: number,
+  message: string,
+  action: AuditAction,
+  related?: string,
+): AuditFinding {
+  return {
+    kind,
+    rule,
+    path,
+    startLine,
+    endLine,
+    cite: cite(path, startLine, endLine),
+    message,
+    action,
+    ...(related ? { related } : {}),
+  };
+}
+
+/** 1-based line of `offset`. */
+function lineOf(lineStarts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = lineStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((lineStarts[mid] as number) <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** `abcdef…` → `ab…` (length kept as a hint, never the value). */
+function mask(value: string): string {
+  const v = value.trim();
+  return `${v.slice(0, 2)}${"•".repeat(Math.min(8, Math.max(3, v.length - 2)))} (${v.length} chars)`;
+}
+
+async function sensitiveFindings(
+  path: string,
+  text: string,
+  rules: Parameters<typeof detect>[1],
+  options: AuditOptions,
+  keyConfigured: boolean,
+): Promise<AuditFinding[]> {
+  const spans = privateSpans(text);
+  const inSpan = (d: Detection) => spans.some((s) => s.start < d.end && d.start < s.end);
+  const own = detect(text, rules);
+  const linted =
+    options.secretlint === false ? [] : await secretlintDetections(text).catch(() => []);
+  const all = [...linted];
+  for (const d of own) if (!all.some((a) => a.start < d.end && d.start < a.end)) all.push(d);
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const out: AuditFinding[] = [];
+  for (const d of all) {
+    if (inSpan(d)) continue;
+    const start = lineOf(starts, d.start);
+    const end = lineOf(starts, Math.max(d.start, d.end - 1));
+    const value = mask(text.slice(d.start, d.end));
+    if (d.kind === "secret") {
+      out.push(
+        finding(
+          "secret",
+          d.rule,
+          path,
+          start,
+          end,
+          `looks like a credential (${d.rule}): ${value}`,
+          "forget",
+        ),
+      );
+    } else {
+      out.push(
+        finding(
+          "pii",
+          d.rule,
+          path,
+          start,
+          end,
+          `personal data not marked (${d.rule}): ${value}; mark it private or the file sensitive${keyConfigured ? ", or seal the file" : ""}`,
+          keyConfigured ? "seal" : "mark-sensitive",
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+function sealedFinding(
+  path: string,
+  text: string,
+  recipients: readonly string[],
+  key: SealKey | null,
+): AuditFinding {
+  const lines = text.split("\n").length;
+  const to = recipients.join(", ") || "an unknown key";
+  return finding(
+    "sealed-key-missing",
+    "sealing",
+    path,
+    1,
+    lines,
+    key
+      ? `sealed to ${to}, which the configured key (${key.source}) does not hold`
+      : `sealed to ${to}, and no key is configured: it cannot be searched or read`,
+    "provide-key",
+  );
+}
+
+async function staleFindings(
+  host: AuditHost,
+  entries: readonly LongTermEntry[],
+  mtimes: ReadonlyMap<string, Date>,
+  now: Date,
+): Promise<AuditFinding[]> {
+  const days = host.config.privacy.audit.staleDays;
+  const recall = Object.values((await readRecall(host.workspace))?.entries ?? {});
+  const out: AuditFinding[] = [];
+  for (const e of entries) {
+    const when = e.dated ?? mtimes.get(e.path);
+    if (!when) continue;
+    const age = (now.getTime() - when.getTime()) / 86_400_000;
+    if (age < days) continue;
+    const recalled = recall.some(
+      (r) => r.path === e.path && r.startLine <= e.endLine && e.startLine <= r.endLine,
+    );
+    if (recalled) continue;
+    out.push(
+      finding(
+        "stale",
+        "stale",
+        e.path,
+        e.startLine,
+        e.endLine,
+        `${Math.floor(age)} days old and never recalled by a search or a read; forget it if it no longer holds`,
+        "forget",
+      ),
+    );
+  }
+  return out;
+}
+
+/** Entries compared pairwise at most (a long-term memory far larger than this is audited in part). */
+const MAX_COMPARED = 3000;
+
+function entryFindings(host: AuditHost, entries: readonly LongTermEntry[]): AuditFinding[] {
+  const threshold = host.config.lifecycle.promote.threshold;
+  const list = entries.slice(0, MAX_COMPARED).map((e) => ({
+    e,
+    norm: normalizeForDedupe(e.text),
+    kv: keyValueOf(e.text),
+  }));
+  const out: AuditFinding[] = [];
+  const reported = new Set<number>();
+  for (let j = 0; j < list.length; j++) {
+    const b = list[j] as (typeof list)[number];
+    if (b.norm.length < 6) continue;
+    for (let i = 0; i < j; i++) {
+      const a = list[i] as (typeof list)[number];
+      if (reported.has(j)) break;
+      if (a.kv && b.kv && a.kv.key === b.kv.key) {
+        const same = normalizeForDedupe(a.kv.value) === normalizeForDedupe(b.kv.value);
+        if (!same && termJaccard(host.analyzer, a.kv.value, b.kv.value) < threshold) {
+          reported.add(j);
+          out.push(
+            finding(
+              "contradiction",
+              "key-value",
+              b.e.path,
+              b.e.startLine,
+              b.e.endLine,
+              `"${b.kv.key}" has another value at ${cite(a.e.path, a.e.startLine, a.e.endLine)}; keep the one that holds and supersede the other`,
+              "supersede",
+              cite(a.e.path, a.e.startLine, a.e.endLine),
+            ),
+          );
+          continue;
+        }
+      }
+      const exact = a.norm === b.norm;
+      if (exact || termJaccard(host.analyzer, a.e.text, b.e.text) >= threshold) {
+        reported.add(j);
+        out.push(
+          finding(
+            "duplicate",
+            exact ? "exact" : "lexical",
+            b.e.path,
+            b.e.startLine,
+            b.e.endLine,
+            `${exact ? "the same as" : "nearly the same as"} ${cite(a.e.path, a.e.startLine, a.e.endLine)}; merge them`,
+            "merge",
+            cite(a.e.path, a.e.startLine, a.e.endLine),
+          ),
+        );
+      }
+    }
+  }
+  return out;
+}
