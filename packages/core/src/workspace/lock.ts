@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
-import type Lockfile from "proper-lockfile";
+import lockfile from "proper-lockfile";
 import { EngramError } from "../errors.js";
 import { assertWorkspace } from "./layout.js";
 import { indexDir } from "./paths.js";
@@ -110,13 +109,6 @@ export async function tryWorkspaceLock(
 
 // ---- cross-process: proper-lockfile ------------------------------------------------------------
 
-/** proper-lockfile (and graceful-fs, which it loads), required on the first lock taken. */
-let lockfileModule: typeof Lockfile | undefined;
-function lockfile(): typeof Lockfile {
-  lockfileModule ??= createRequire(import.meta.url)("proper-lockfile") as typeof Lockfile;
-  return lockfileModule;
-}
-
 /** One attempt: a release function, or `null` when another holder has it. */
 async function acquire(
   dir: string,
@@ -138,7 +130,7 @@ async function acquire(
   const target = dir.slice(0, -".lock".length);
   let release: () => Promise<void>;
   try {
-    release = await lockfile().lock(target, options);
+    release = await lockfile.lock(target, options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOCKED") return null;
@@ -146,7 +138,7 @@ async function acquire(
     // `.engram/locks/` does not exist yet (or was deleted): create it and try once more.
     await mkdir(path.dirname(dir), { recursive: true });
     try {
-      release = await lockfile().lock(target, options);
+      release = await lockfile.lock(target, options);
     } catch (again) {
       if ((again as NodeJS.ErrnoException).code === "ELOCKED") return null;
       throw again;
