@@ -4,7 +4,8 @@
 //
 //   node scripts/test-summary.mjs            the reports of `npm test`
 //   node scripts/test-summary.mjs --scale    the reports of `npm run test:scale`
-//   node scripts/test-summary.mjs --all      both (CI's closing line)
+//   node scripts/test-summary.mjs --all      both, and suites with their own report such as
+//                                            packages/reliability/results/ (CI's closing line)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const mode = process.argv.includes("--all")
@@ -26,8 +27,10 @@ const dirs = ["packages", "examples"].flatMap((root) =>
   existsSync(root) ? readdirSync(root).map((name) => `${root}/${name}`) : [],
 );
 for (const dir of dirs) {
-  for (const name of reports) {
-    const file = `${dir}/test-results/${name}.json`;
+  // --all adds suites that keep their own report, such as the reliability suite's results/.
+  const files = reports.map((name) => [name, `${dir}/test-results/${name}.json`]);
+  if (mode === "all") files.push(["vitest", `${dir}/results/vitest.json`]);
+  for (const [name, file] of files) {
     if (!existsSync(file)) continue;
     const report = JSON.parse(readFileSync(file, "utf8"));
     passed += report.numPassedTests;

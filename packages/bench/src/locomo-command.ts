@@ -14,6 +14,10 @@ export function registerLocomoBench(bench: Command, io: Io): void {
     .requiredOption("--file <json>", "LoCoMo JSON file, e.g. ../shared/data/locomo/locomo-dev.json")
     .option("--k <list>", "comma-separated result counts to measure recall at", "1,6,10")
     .option("--keep <dir>", "build the workspaces here (one folder per conversation) and keep them")
+    .option(
+      "--consolidate",
+      "ask every question once, apply a consolidation pass without a model, then measure",
+    )
     .option("--out <dir>", "write locomo-<dataset>.json and .md here", "bench/results")
     .option("--no-out", "write no result files")
     .option(
@@ -39,6 +43,7 @@ export function registerLocomoBench(bench: Command, io: Io): void {
           ks: parseKs(flags.k),
           ...(flags.keep ? { workspace: flags.keep } : {}),
           ...(config ? { config } : {}),
+          ...(flags.consolidate ? { consolidate: true } : {}),
           ...(embedding ? { embedder: embedding.embedder } : {}),
           log: (text) => io.stderr.write(`${text}\n`),
         });
@@ -63,6 +68,7 @@ interface LocomoFlags {
   config?: string;
   embedder?: string;
   embeddingCache?: string;
+  consolidate?: boolean;
 }
 
 function parseKs(text: string): number[] {

@@ -19,6 +19,9 @@ export function locomoMarkdown(r: LocomoBenchResult): string {
           ", ",
         )}); ${r.unresolvedEvidence.length} evidence ids name no turn (counted as misses).` +
       (r.config ? ` Config: \`${JSON.stringify(r.config)}\`.` : " Default config.") +
+      (r.consolidation
+        ? ` Consolidated before measuring (every question asked once, then a pass without a model): ${r.consolidation.operations} operations (${r.consolidation.added} added, ${r.consolidation.merged} merged), ${r.consolidation.refused} refused, ${(r.consolidation.ms / 1000).toFixed(2)} s.`
+        : "") +
       (r.embedding
         ? ` Embedder: ${r.embedding.id} (${r.embedding.model}, ${r.embedding.dims} dims).`
         : ""),
@@ -52,8 +55,8 @@ export async function writeLocomoResults(
 ): Promise<{ json: string; markdown: string }> {
   await mkdir(dir, { recursive: true });
   const dataset = r.dataset.replace(/^locomo[-_]?/i, "").replace(/[^A-Za-z0-9._-]/g, "_") || "data";
-  // A run with --embedder gets files of its own: the keyword-only table stays as it is.
-  const name = `locomo-${dataset}${r.embedding ? `-${r.embedding.id}` : ""}`;
+  // A run with --embedder (or --consolidate) gets files of its own: the plain table stays as it is.
+  const name = `locomo-${dataset}${r.embedding ? `-${r.embedding.id}` : ""}${r.consolidation ? "-consolidated" : ""}`;
   const json = join(dir, `${name}.json`);
   const markdown = join(dir, `${name}.md`);
   await writeFileAtomic(json, `${JSON.stringify(r, null, 2)}\n`);

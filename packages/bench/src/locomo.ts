@@ -4,6 +4,7 @@ import { basename, join } from "node:path";
 import {
   appendDailyLog,
   CONFIG_FILE,
+  type ConsolidationResult,
   type Embedder,
   type EngramConfigInput,
   fixedClock,
@@ -26,6 +27,13 @@ export interface LocomoBenchOptions {
   config?: EngramConfigInput;
   /** Build the workspaces under this folder and keep them (one sub-folder per conversation). */
   workspace?: string;
+  /**
+   * Consolidate each conversation before measuring: every question is asked once (hybrid, 6
+   * results, as an agent would, which fills the recall log), then a consolidation pass without a
+   * model is applied (duplicates merged, recalled turns promoted to MEMORY.md), then recall is
+   * measured as usual.
+   */
+  consolidate?: boolean;
   /** Embed with this instead of the configured providers (`--embedder`). */
   embedder?: Embedder;
   log?: (line: string) => void;
@@ -66,6 +74,15 @@ export interface LocomoBenchResult {
   syncMs: number;
   config: EngramConfigInput | null;
   modes: LocomoModeResult[];
+  /** With `consolidate`: what the passes did, summed over the conversations. */
+  consolidation?: {
+    passes: number;
+    operations: number;
+    added: number;
+    merged: number;
+    refused: number;
+    ms: number;
+  };
   /** The `--embedder` the run used, when one was given. */
   embedding?: BenchEmbeddingInfo;
 }
@@ -101,6 +118,7 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
   const unresolvedEvidence: string[] = [];
   let chunks = 0;
   let syncMs = 0;
+  const consolidation = { passes: 0, operations: 0, added: 0, merged: 0, refused: 0, ms: 0 };
   try {
     const folders = new Set<string>();
     for (const [index, conversation] of conversations.entries()) {
@@ -119,6 +137,21 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
         syncMs += await timed(async () => (report = await memory.sync()));
         chunks += report?.chunks ?? 0;
         modes = benchModes(memory);
+        if (options.consolidate) {
+          for (const question of conversation.questions) await memory.search(question.question);
+          await memory.recall.flush();
+          let pass: ConsolidationResult | undefined;
+          const ms = await timed(async () => {
+            pass = await memory.consolidate({ mode: "apply", model: null, skipUnsafe: true });
+          });
+          const ops = pass?.plan.operations ?? [];
+          consolidation.passes++;
+          consolidation.operations += ops.length;
+          consolidation.added += ops.filter((o) => o.op === "ADD").length;
+          consolidation.merged += ops.filter((o) => o.op === "MERGE").length;
+          consolidation.refused += pass?.plan.refused.length ?? 0;
+          consolidation.ms += ms;
+        }
         const lines = new Map<string, string[]>();
         const linesOf = async (path: string) => {
           let cached = lines.get(path);
@@ -189,6 +222,7 @@ export async function benchLocomo(options: LocomoBenchOptions): Promise<LocomoBe
     chunks,
     syncMs,
     config: options.config ?? null,
+    ...(options.consolidate ? { consolidation } : {}),
     modes: modes.map((mode) => ({
       label: mode.label,
       ...(degraded[mode.label] ? { degraded: degraded[mode.label] } : {}),

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Io, processIo, reportError } from "@engram/cli";
 import { Command, CommanderError } from "commander";
 import { registerBeirBench } from "./beir-command.js";
+import { registerConsolidateBench } from "./consolidate-command.js";
 import { registerLocomoBench } from "./locomo-command.js";
 import { registerBenchPerf } from "./perf-command.js";
 import { registerSmallBench } from "./small-command.js";
@@ -28,6 +29,7 @@ export function createBenchProgram(io: Io = processIo): Command {
   registerLocomoBench(program, io);
   registerSmallBench(program, io);
   registerBenchPerf(program, io);
+  registerConsolidateBench(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

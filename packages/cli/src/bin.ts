@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import { processIo } from "./output.js";
 import { run } from "./program.js";
+import { printEngramWarnings } from "./warnings.js";
 
 // `engram search … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 for (const stream of [process.stdout, process.stderr]) {
@@ -9,4 +11,5 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+printEngramWarnings(processIo);
 process.exitCode = await run(process.argv.slice(2));

@@ -4,8 +4,10 @@ import { registerAdd } from "./commands/add.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerCompletion, wantsCompletion, withCompletion } from "./commands/completion.js";
 import { registerConfig } from "./commands/config.js";
+import { registerConsolidate } from "./commands/consolidate.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerForget } from "./commands/forget.js";
 import { registerGet } from "./commands/get.js";
 import { registerInit } from "./commands/init.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
@@ -17,6 +19,7 @@ import { registerSearch } from "./commands/search.js";
 import { registerStatus } from "./commands/status.js";
 import { registerSync } from "./commands/sync.js";
 import { registerUi } from "./commands/ui.js";
+import { registerUpdate } from "./commands/update.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
 import { EXIT, type Io, processIo, reportError, usageError } from "./output.js";
@@ -59,6 +62,9 @@ export function createProgram(io: Io = processIo): Command {
     registerAudit,
     registerPromote,
     registerLifecycle,
+    registerConsolidate,
+    registerForget,
+    registerUpdate,
     registerSync,
     registerWatch,
     registerMcp,

@@ -53,6 +53,9 @@ describe("MCP Inspector CLI", () => {
       "memory_search",
       "memory_get",
       "memory_write",
+      "memory_forget",
+      "memory_update",
+      "memory_consolidate",
     ]);
     expect(run.stderr).not.toMatch(/Warning|Error: tool/);
   });

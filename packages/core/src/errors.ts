@@ -13,6 +13,7 @@ export type EngramErrorCode =
   | "FRONT_MATTER_INVALID"
   | "FILE_INVALID"
   | "LIFECYCLE_CONFLICT"
+  | "RECALL_GUARD"
   | "INVALID_ARGUMENT"
   | "LOCK_TIMEOUT"
   | "STORE_FAILED"

@@ -8,6 +8,7 @@ export * from "./agent/index.js";
 export * from "./audit/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
+export * from "./consolidation/index.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
 export * from "./lifecycle/index.js";
@@ -29,7 +30,13 @@ export {
   searchGroupScope,
 } from "./search/group-scope.js";
 export * from "./search/index.js";
-export { applyTierWeights, DEFAULT_TIER_WEIGHTS, type TierWeights } from "./search/tier-weight.js";
+export {
+  applyTierWeights,
+  DEFAULT_TIER_WEIGHTS,
+  TIER_WEIGHT_PRESETS,
+  type TierWeightPreset,
+  type TierWeights,
+} from "./search/tier-weight.js";
 export * from "./sessions/index.js";
 export * from "./store/index.js";
 export * from "./sync/index.js";

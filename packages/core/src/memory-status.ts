@@ -13,6 +13,7 @@ import { indexProvider, missingProviderReason } from "./embedding/index-provider
 import type { ProviderStats, ResilientEmbedder } from "./embedding/resilient.js";
 import type { LanguageModelStatus, WorkspaceModels } from "./model/workspace-models.js";
 import type { RerankStatus } from "./search/rerank-slot.js";
+import { describeRecovery, parseRecoveries, RECOVERY_META_KEY } from "./store/recovery.js";
 import type { IndexContext } from "./sync/context.js";
 import { readHeartbeat, type WatcherHealth, watcherHealth } from "./sync/heartbeat.js";
 import { planSync } from "./sync/plan.js";
@@ -49,7 +50,13 @@ export interface MemoryStatus {
   /** Files indexed for keyword search whose vectors are still owed. */
   vectorsPending: number;
   /** The identity the index was built with, and whether it differs from the wanted one. */
-  index: { embedding: EmbeddingIdentity | null; analyzer: string | null; rebuildNeeded: string[] };
+  index: {
+    embedding: EmbeddingIdentity | null;
+    analyzer: string | null;
+    rebuildNeeded: string[];
+    /** The index was found damaged and replaced; the next sync rebuilds it and says so once. */
+    recovered: string[];
+  };
   /**
    * Files added or modified (by mtime/size) and removed since the last sync; `deferred`: session
    * transcripts that grew by less than the sessions delta (re-indexed once they pass it).
@@ -101,17 +108,27 @@ export interface StatusParts extends IndexContext {
 /** @internal `Memory.status()`: index size, providers, identity, pending changes, last sync. */
 export async function buildStatus(parts: StatusParts): Promise<MemoryStatus> {
   const { store, config, chain } = parts;
-  const [stats, storedJson, lastJson, pendingJson, cacheJson, cacheEntries, plan, heartbeat] =
-    await Promise.all([
-      store.stats(),
-      store.getMeta(IDENTITY_META_KEY),
-      store.getMeta(LAST_SYNC_META_KEY),
-      store.getMeta(PENDING_VECTORS_META_KEY),
-      store.getMeta(CACHE_STATS_META_KEY),
-      store.cache && config.cache.enabled ? store.cache.size() : undefined,
-      planSync(parts),
-      readHeartbeat(parts.workspace),
-    ]);
+  const [
+    stats,
+    storedJson,
+    lastJson,
+    pendingJson,
+    cacheJson,
+    cacheEntries,
+    plan,
+    heartbeat,
+    recoveredJson,
+  ] = await Promise.all([
+    store.stats(),
+    store.getMeta(IDENTITY_META_KEY),
+    store.getMeta(LAST_SYNC_META_KEY),
+    store.getMeta(PENDING_VECTORS_META_KEY),
+    store.getMeta(CACHE_STATS_META_KEY),
+    store.cache && config.cache.enabled ? store.cache.size() : undefined,
+    planSync(parts),
+    readHeartbeat(parts.workspace),
+    store.getMeta(RECOVERY_META_KEY),
+  ]);
   const stored = parseIdentity(storedJson);
   const owner = indexProvider(chain, stored?.embedding, parts.explicitProvider);
   const wanted = indexIdentity({
@@ -161,6 +178,7 @@ export async function buildStatus(parts: StatusParts): Promise<MemoryStatus> {
       embedding: stored?.embedding ?? null,
       analyzer: stored?.analyzer ?? null,
       rebuildNeeded,
+      recovered: parseRecoveries(recoveredJson).map(describeRecovery),
     },
     pending: {
       changed: plan.changed.length,

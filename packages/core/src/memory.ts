@@ -1,7 +1,21 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, resolveConfig } from "./config/load.js";
 import type { EngramConfig, EngramConfigInput } from "./config/schema.js";
+import type { ConsolidationResult } from "./consolidation/apply.js";
+import { undoConsolidation } from "./consolidation/apply.js";
+import type { LineRef } from "./consolidation/citations.js";
+import { type ForgetOptions, type ForgetResult, forget } from "./consolidation/forget.js";
+import {
+  type MaintenanceOptions,
+  type MaintenanceRun,
+  type MaintenanceStatus,
+  maintenanceStatus,
+  runMaintenance,
+} from "./consolidation/maintenance.js";
+import { consolidateMemory, type MemoryConsolidateOptions } from "./consolidation/memory-api.js";
+import type { ConsolidationPlan } from "./consolidation/types.js";
+import { type UpdateOptions, type UpdateResult, updateMemory } from "./consolidation/update.js";
 import { EmbedderChain } from "./embedding/chain.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { HEALTH_META_KEY, healthJson, restoreHealth } from "./embedding/health.js";
@@ -10,6 +24,7 @@ import { indexProvider, missingProviderReason } from "./embedding/index-provider
 import type { ResilientEmbedder } from "./embedding/resilient.js";
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
 import { EngramError } from "./errors.js";
+import type { ApplyResult } from "./lifecycle/apply.js";
 import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
 import type { LanguageModel } from "./model/language-model.js";
@@ -21,9 +36,11 @@ import { modelView } from "./privacy/model-view.js";
 import { SealingSession } from "./sealing/session.js";
 import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
+import { searchRelevance } from "./search/relevance-signals.js";
 import { RerankSlot } from "./search/rerank-slot.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
+import { takeRecoveries } from "./store/recovery.js";
 import type { MemoryStore, StoreFactory } from "./store/store.js";
 import { Coalescer } from "./sync/coalesce.js";
 import type { IndexContext } from "./sync/context.js";
@@ -37,8 +54,9 @@ import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
 import { type AppendResult, appendDailyLog, appendLongTerm } from "./workspace/append.js";
 import { type Clock, localDate, systemClock } from "./workspace/clock.js";
+import { ensureIndexDir } from "./workspace/index-dir.js";
 import { assertWorkspace, dailyLogPath, INDEX_DIR } from "./workspace/layout.js";
-import { tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
+import { type LockWait, tryWorkspaceLock, withWorkspaceLock } from "./workspace/lock.js";
 import { type ResolvedLayout, resolveLayout } from "./workspace/presets.js";
 import { readMemoryFile } from "./workspace/read.js";
 import { createTierResolver } from "./workspace/tiers.js";
@@ -104,6 +122,8 @@ export interface MemorySyncOptions extends SyncOptions {
   wait?: boolean;
   /** How long to wait for another process's sync (default 60 s). */
   lockTimeoutMs?: number;
+  /** Told once when this sync has waited a second for another process's (who, and its state). */
+  onLockWait?: (wait: LockWait) => void;
 }
 
 /**
@@ -128,7 +148,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       ? resolveConfig(options.config)
       : await loadConfig(workspace, options.config);
   const indexDir = join(workspace, INDEX_DIR);
-  await mkdir(indexDir, { recursive: true });
+  await ensureIndexDir(indexDir);
   // The index is a cache: keep it out of the workspace's version control.
   await writeFile(join(indexDir, ".gitignore"), "*\n", { flag: "wx" }).catch(() => {});
   const store =
@@ -326,8 +346,15 @@ export class Memory {
   async #syncLocked(options: MemorySyncOptions): Promise<SyncReport | undefined> {
     const started = this.#dirty.snapshot();
     const run = async () => {
-      const report = await this.#syncWithFallback(options);
+      // The index may have been deleted, replaced or damaged since: then this sync rebuilds it.
+      await this.store.refresh?.();
+      const report = await retryRefreshed(this.store, () => this.#syncWithFallback(options));
       this.#dirty.settle(started, options.paths);
+      const recovered = await takeRecoveries(this.store);
+      if (recovered.length) {
+        report.warnings.push(...recovered);
+        report.recovered = recovered;
+      }
       return report;
     };
     if (options.wait === false) {
@@ -341,6 +368,7 @@ export class Memory {
     }
     return withWorkspaceLock(this.workspace, "sync", run, {
       timeoutMs: options.lockTimeoutMs ?? 60_000,
+      ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     });
   }
 
@@ -395,7 +423,16 @@ export class Memory {
         hint: 'pass text such as "deploy plan"',
       });
     }
-    if (this.#dirty.size) await this.sync({ paths: this.#dirty.paths(), wait: false });
+    if (await this.store.refresh?.()) await this.sync({ wait: false });
+    // What this process wrote is found: wait a little for another process's sync (its lock), but
+    // never fail or hang a search over it.
+    if (this.#dirty.size) {
+      await this.sync({ paths: this.#dirty.paths(), lockTimeoutMs: OWN_WRITES_WAIT_MS }).catch(
+        (error: unknown) => {
+          if (!(error instanceof EngramError && error.code === "LOCK_TIMEOUT")) throw error;
+        },
+      );
+    }
     const [identityJson, owedJson] = await Promise.all([
       this.store.getMeta(IDENTITY_META_KEY),
       this.store.getMeta(PENDING_VECTORS_META_KEY),
@@ -404,6 +441,7 @@ export class Memory {
     const stored = parseIdentity(identityJson)?.embedding ?? null;
     const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
     const owed = this.#owedPaths(owedJson);
+    const relevance = await searchRelevance(this.workspace, this.config, options, this.#clock);
     // Sealed files: searched from memory in the main scope with the key, else counted as skipped.
     const sealed = await this.sealing.forSearch(this.store, options.scope ?? "main");
     const run = async (opts: SearchOptions) => {
@@ -417,6 +455,7 @@ export class Memory {
             indexed: stored,
             owed,
             ...(stored && !embedder ? { noVectorsReason: missingProviderReason(stored) } : {}),
+            ...(relevance ? { relevance } : {}),
             reranker: () => this.#rerank.get(),
             rerankView: (chunks) =>
               modelView(chunks, {
@@ -430,16 +469,27 @@ export class Memory {
           opts,
         );
         this.recall.noteSearch(query, response.results);
-        if (response.rerank)
-          await this.#rerank.note(this.store, response.rerank, this.#clock.now());
+        if (response.rerank) {
+          await this.#rerank
+            .note(this.store, response.rerank, this.#clock.now())
+            .catch(() => undefined);
+        }
         return this.sealing.annotate(response, sealed.info);
       } finally {
         // A provider that failed (or recovered) during the query: the next process knows.
-        if (embedder) await this.#saveHealth();
+        // Best effort: a search must answer even when another process holds the write lock.
+        if (embedder) await this.#saveHealth().catch(() => undefined);
       }
     };
-    if (options.scope !== "group") return run(options);
-    return searchGroupScope(run, options, {
+    // A store found damaged while searching is rebuilt (synced) and asked again, once.
+    const ask = (opts: SearchOptions) =>
+      retryRefreshed(
+        this.store,
+        () => run(opts),
+        () => this.sync({ wait: false }),
+      );
+    if (options.scope !== "group") return ask(options);
+    return searchGroupScope(ask, options, {
       workspace: this.workspace,
       personalFiles: this.layout.personalFiles,
       maxResults: this.config.search.maxResults,
@@ -499,6 +549,54 @@ export class Memory {
     return result;
   }
 
+  /**
+   * Plan (default; the plan is saved so a later apply does exactly that) or apply a consolidation
+   * pass over long-term memory, with the memory's language model or, without one, the
+   * deterministic mode. See `planConsolidation` / `applyConsolidation`.
+   */
+  consolidate(options: MemoryConsolidateOptions & { mode: "apply" }): Promise<ConsolidationResult>;
+  consolidate(options?: MemoryConsolidateOptions & { mode?: "plan" }): Promise<ConsolidationPlan>;
+  consolidate(
+    options: MemoryConsolidateOptions = {},
+  ): Promise<ConsolidationPlan | ConsolidationResult> {
+    this.#assertOpen();
+    return consolidateMemory(this, options);
+  }
+
+  /** Undo the last consolidation pass (see `undoConsolidation`). */
+  undoConsolidation(): Promise<ApplyResult> {
+    this.#assertOpen();
+    return undoConsolidation(this);
+  }
+
+  /** Forget lines or every entry containing a text: archived with a tombstone, undoable (see `forget`). */
+  forget(target: LineRef | { query: string }, options: ForgetOptions = {}): Promise<ForgetResult> {
+    this.#assertOpen();
+    return forget(this, target, options);
+  }
+
+  /** Replace lines or a section of a long-term file, archiving the old text (see `updateMemory`). */
+  update(
+    target: LineRef | { path: string; section: string },
+    text: string,
+    options: UpdateOptions = {},
+  ): Promise<UpdateResult> {
+    this.#assertOpen();
+    return updateMemory(this, target, text, options);
+  }
+
+  /** Whether scheduled maintenance is due, the last run and its outcome (see `maintenanceStatus`). */
+  maintenanceStatus(): Promise<MaintenanceStatus> {
+    this.#assertOpen();
+    return maintenanceStatus(this);
+  }
+
+  /** Run maintenance now: lifecycle rules and a consolidation pass (see `runMaintenance`). */
+  runMaintenance(options: MaintenanceOptions = {}): Promise<MaintenanceRun> {
+    this.#assertOpen();
+    return runMaintenance(this, options);
+  }
+
   #owedPaths(json: string | undefined): ReadonlySet<string> {
     if (json !== this.#owed.json) this.#owed = { json, paths: new Set(parsePendingPaths(json)) };
     return this.#owed.paths;
@@ -507,18 +605,21 @@ export class Memory {
   /** Index size, provider, identity, pending changes and the last sync. */
   async status(): Promise<MemoryStatus> {
     this.#assertOpen();
-    const [status, rerank] = await Promise.all([
-      buildStatus({
-        ...this.#ctx,
-        chain: this.embedders,
-        embedder: this.#embedder,
-        explicitProvider: this.#explicitProvider,
-        providerNotes: this.#providerNotes,
-        warnings: this.warnings,
-        models: this.#models,
-      }),
-      this.#rerank.status(this.store),
-    ]);
+    await this.store.refresh?.();
+    const [status, rerank] = await retryRefreshed(this.store, () =>
+      Promise.all([
+        buildStatus({
+          ...this.#ctx,
+          chain: this.embedders,
+          embedder: this.#embedder,
+          explicitProvider: this.#explicitProvider,
+          providerNotes: this.#providerNotes,
+          warnings: this.warnings,
+          models: this.#models,
+        }),
+        this.#rerank.status(this.store),
+      ]),
+    );
     return { ...status, rerank };
   }
 
@@ -582,6 +683,9 @@ export class Memory {
   }
 }
 
+/** Longest a search waits for another process's sync to index this process's own writes first. */
+const OWN_WRITES_WAIT_MS = 3_000;
+
 /** How long `close()` waits for another process's sync before leaving its writes to the next one. */
 const CLOSE_SYNC_TIMEOUT_MS = 15_000;
 
@@ -594,4 +698,22 @@ function chain<T>(
     a(value);
     b(value);
   };
+}
+
+/**
+ * Run `fn`; when it fails and the store then reports it reopened or replaced its storage (it was
+ * deleted, replaced or found damaged), run `before` (e.g. a sync) and `fn` once more.
+ */
+async function retryRefreshed<T>(
+  store: MemoryStore,
+  fn: () => Promise<T>,
+  before?: () => Promise<unknown>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (!(await store.refresh?.().catch(() => false))) throw error;
+    await before?.();
+    return fn();
+  }
 }

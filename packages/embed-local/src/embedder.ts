@@ -64,6 +64,7 @@ export async function localEmbedder(options: LocalEmbedderOptions): Promise<Loca
       ? contextSizeFor(settings.contextSize, header.contextLength)
       : settings.contextSize,
     contextSizeSetting: settings.contextSize,
+    loadTimeoutMs: settings.loadTimeoutMs,
   });
   const inflight = new Set<Promise<unknown>>();
   let closed = false;

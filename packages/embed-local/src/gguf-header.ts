@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { open, stat } from "node:fs/promises";
 import { localError, messageOf } from "./errors.js";
+import { checkGgufLayout, GgufLayoutError } from "./gguf-layout.js";
 import { importNodeLlamaCpp } from "./sdk.js";
 
 /** What the GGUF header says about an embedding model, read without loading any weights. */
@@ -55,6 +56,18 @@ export async function readModelHeader(path: string): Promise<ModelHeader> {
       hint: FIX_PATH,
     });
   }
+  try {
+    // node-llama-cpp's reader trusts the header's counts: a damaged one makes it loop and
+    // allocate without end. Walk the structure within the file's size first.
+    await checkGgufLayout(path, fileStat.size);
+  } catch (cause) {
+    if (!(cause instanceof GgufLayoutError)) throw cause;
+    throw localError(
+      "bad_input",
+      `${path} is not a usable GGUF model: ${cause.message} (byte ${cause.at} of ${fileStat.size}); the file is damaged or truncated, or is not a model`,
+      { hint: FIX_DAMAGED, cause },
+    );
+  }
   const { readGgufFileInfo } = await importNodeLlamaCpp();
   let metadata: Record<string, unknown>;
   try {
@@ -63,6 +76,8 @@ export async function readModelHeader(path: string): Promise<ModelHeader> {
       logWarnings: false,
       ignoreKeys: SKIPPED_KEYS,
       sourceType: "filesystem",
+      // A second bound: a header that passed the walk is read in well under a second.
+      signal: AbortSignal.timeout(HEADER_READ_TIMEOUT_MS),
     });
     if ((info.infoEndOffset ?? 0) > fileStat.size) {
       throw new Error(`the header ends at byte ${info.infoEndOffset}, past the end of the file`);
@@ -72,7 +87,7 @@ export async function readModelHeader(path: string): Promise<ModelHeader> {
     throw localError(
       "bad_input",
       `cannot read the GGUF header of ${path}; the file is damaged or truncated (${messageOf(cause)})`,
-      { hint: FIX_PATH, cause },
+      { hint: FIX_DAMAGED, cause },
     );
   }
   const general = record(metadata.general);
@@ -98,6 +113,10 @@ export async function readModelHeader(path: string): Promise<ModelHeader> {
 
 const FIX_PATH =
   "set modelPath (ENGRAM_LOCAL_MODEL_PATH) to an existing .gguf embedding model file";
+const FIX_DAMAGED =
+  "download the model again (compare its size or checksum with the source), or set modelPath (ENGRAM_LOCAL_MODEL_PATH) to another .gguf embedding model file";
+/** Longest the header read may take once the layout walk passed (it takes milliseconds). */
+const HEADER_READ_TIMEOUT_MS = 30_000;
 
 /** True when the file at `path` starts with the GGUF magic (reads 4 bytes). */
 export async function hasGgufMagic(path: string): Promise<boolean> {

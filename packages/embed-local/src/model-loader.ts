@@ -16,6 +16,8 @@ export interface LoaderConfig {
   contextSize: number | undefined;
   /** The `contextSize` setting, if any (checked against the training context once loaded). */
   contextSizeSetting: number | undefined;
+  /** Longest the weights may take to load (ms); the load is abandoned after it. */
+  loadTimeoutMs: number;
 }
 
 /** A loaded model with its embedding context, ready to embed. */
@@ -98,9 +100,11 @@ export class ModelLoader {
     let model: LlamaModel | undefined;
     try {
       llamaLog.clear();
+      const loadSignal = AbortSignal.timeout(this.#config.loadTimeoutMs);
       try {
         model = await llama.loadModel({
           modelPath: path,
+          loadSignal,
           ...(this.#config.contextSize
             ? {
                 gpuLayers: {
@@ -110,6 +114,16 @@ export class ModelLoader {
             : {}),
         });
       } catch (cause) {
+        if (loadSignal.aborted) {
+          throw localError(
+            "bad_input",
+            `loading ${name} (${path}) did not finish within ${this.#config.loadTimeoutMs / 1000} s`,
+            {
+              hint: "the file may be damaged, the model too large for this machine or the disk too slow: download it again, use a smaller model, or raise loadTimeoutMs",
+              cause,
+            },
+          );
+        }
         throw await this.#failure(`cannot load ${name} (${path})`, cause, {
           memory: "free memory, or use a smaller (more quantised) model",
           other:

@@ -9,6 +9,7 @@ import {
 import { localEmbedder } from "./embedder.js";
 import { messageOf, PROVIDER_ID } from "./errors.js";
 import { hasGgufMagic } from "./gguf-header.js";
+import { checkGgufLayout, GgufLayoutError } from "./gguf-layout.js";
 import { findCachedHfModel } from "./hf-models.js";
 import { isHfUri } from "./hf-uri.js";
 import { localReranker } from "./reranker.js";
@@ -88,14 +89,21 @@ async function checkLocal(settings: ProviderSettings): Promise<ProviderCheck> {
   return isGgufFile(path);
 }
 
-/** Ok when `path` is a readable file that starts with the GGUF magic (reads 4 bytes). */
+/**
+ * Ok when `path` is a readable file that starts with the GGUF magic and whose header's counts and
+ * lengths fit in the file (reads the header, not the weights).
+ */
 export async function isGgufFile(path: string): Promise<ProviderCheck> {
   try {
-    if (!(await stat(path)).isFile())
-      return { ok: false, reason: `model path is not a file: ${path}` };
+    const info = await stat(path);
+    if (!info.isFile()) return { ok: false, reason: `model path is not a file: ${path}` };
     if (!(await hasGgufMagic(path))) return { ok: false, reason: `${path} is not a GGUF file` };
+    await checkGgufLayout(path, info.size);
     return { ok: true };
   } catch (error) {
+    if (error instanceof GgufLayoutError) {
+      return { ok: false, reason: `${path} is a damaged GGUF file: ${error.message}` };
+    }
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return {
       ok: false,

@@ -10,6 +10,9 @@ export type LocalGpu = "auto" | "cpu" | "cuda" | "vulkan" | "metal";
 /** Every accepted {@link LocalGpu} value. */
 export const LOCAL_GPU_VALUES: readonly LocalGpu[] = ["auto", "cpu", "cuda", "vulkan", "metal"];
 
+/** Longest loading the weights may take when `loadTimeoutMs` is not set (5 minutes). */
+export const DEFAULT_LOAD_TIMEOUT_MS = 300_000;
+
 /** Texts per `embedBatch` call when `batchSize` is not set. */
 export const DEFAULT_BATCH_SIZE = 32;
 
@@ -45,6 +48,8 @@ export interface LocalEmbedderOptions {
   contextSize?: number | undefined;
   /** Most texts per `embedBatch` call (`maxBatchSize`, default 32). */
   batchSize?: number | undefined;
+  /** Longest loading the weights may take before it is abandoned, in ms (default 300000). */
+  loadTimeoutMs?: number | undefined;
 }
 
 /** {@link LocalEmbedderOptions} checked and with defaults applied. */
@@ -56,6 +61,7 @@ export interface ResolvedLocalOptions {
   threads: number | undefined;
   contextSize: number | undefined;
   batchSize: number;
+  loadTimeoutMs: number;
 }
 
 /** The settings the `local` provider reads, as config keys under `embedding.providers.local`. */
@@ -86,6 +92,11 @@ export const localSettings: Readonly<Record<string, ProviderSetting>> = {
   batchSize: {
     type: "number",
     description: "most texts per embedBatch call (default 32)",
+  },
+  loadTimeoutMs: {
+    type: "number",
+    description:
+      "longest loading the model may take before it is abandoned, in ms (default 300000)",
   },
 };
 
@@ -126,6 +137,8 @@ export function resolveLocalOptions(options: LocalEmbedderOptions): ResolvedLoca
     threads: positiveInteger("threads", options.threads),
     contextSize: positiveInteger("contextSize", options.contextSize),
     batchSize: positiveInteger("batchSize", options.batchSize) ?? DEFAULT_BATCH_SIZE,
+    loadTimeoutMs:
+      positiveInteger("loadTimeoutMs", options.loadTimeoutMs) ?? DEFAULT_LOAD_TIMEOUT_MS,
   };
 }
 
@@ -154,6 +167,7 @@ export function optionsFromSettings(settings: ProviderSettings): LocalEmbedderOp
     threads: number("threads"),
     contextSize: number("contextSize"),
     batchSize: number("batchSize"),
+    loadTimeoutMs: number("loadTimeoutMs"),
   };
 }
 

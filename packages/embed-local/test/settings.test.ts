@@ -20,6 +20,7 @@ describe("resolveLocalOptions", () => {
       threads: undefined,
       contextSize: undefined,
       batchSize: 32,
+      loadTimeoutMs: 300_000,
     });
   });
 
@@ -71,6 +72,7 @@ describe("resolveLocalOptions", () => {
       "batchSize",
       "contextSize",
       "gpu",
+      "loadTimeoutMs",
       "modelCacheDir",
       "modelPath",
       "threads",

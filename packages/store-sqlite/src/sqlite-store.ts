@@ -1,4 +1,5 @@
-import { statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import {
   assertChunksFit,
   assertQueryDims,
@@ -7,6 +8,7 @@ import {
   EngramError,
   type FileRecord,
   type MemoryStore,
+  RECOVERY_META_KEY,
   resultLimit,
   type SearchFilter,
   type Source,
@@ -14,15 +16,25 @@ import {
   type StoreCapabilities,
   type StoredChunk,
   type StoreHit,
+  type StoreRecovery,
   type StoreStats,
   storeClosedError,
   storeNotInitialisedError,
 } from "@engram/core";
 import { isInMemory, openConnection } from "./connection.js";
+import {
+  damageReason,
+  IndexDamage,
+  isDamage,
+  mayReplace,
+  moveAside,
+  quickCheck,
+} from "./damage.js";
 import { SqliteEmbeddingCache } from "./embedding-cache.js";
 import { toEngramError } from "./errors.js";
 import { BACKGROUND_LOAD_ROWS } from "./followed-copy.js";
 import { FullTextIndex } from "./fulltext.js";
+import { OpenMarks } from "./open-marks.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
 import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
@@ -85,6 +97,11 @@ export class SqliteStore implements MemoryStore {
   private readonly vectorBackgroundAbove: number;
   private open: Open | undefined;
   private closed = false;
+  /** `dev:ino` of the file the connection has open, to notice it being deleted or replaced. */
+  private identity: string | undefined;
+  /** Set when a statement found the file damaged: {@link refresh} replaces it. */
+  private damaged: { reason: string; error: unknown } | undefined;
+  private readonly marks: OpenMarks;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -139,18 +156,74 @@ export class SqliteStore implements MemoryStore {
       atomicWrites: true,
     };
     this.cache = new SqliteEmbeddingCache((action, fn) => this.use(action, (open) => fn(open.sql)));
+    this.marks = new OpenMarks(this.path);
   }
 
+  /**
+   * Open (creating) the database. A damaged file engram may replace (one in an `.engram` folder,
+   * or a SQLite file) is moved aside and an empty index started, with a {@link StoreRecovery}
+   * note for the next sync; when a process that had it open never closed it, `quick_check` runs
+   * first.
+   */
   async init(): Promise<void> {
     this.assertNotClosed();
     if (this.open) return;
-    const context = { path: this.path, action: "open the index" };
+    this.connectOrRecover();
+  }
+
+  /**
+   * Reopen the index when its file was deleted or replaced since it was opened (e.g. `.engram/`
+   * removed while `engram watch` runs, or another process moved a damaged one aside), and move a
+   * file found damaged since aside for an empty one. True when this store now holds other data.
+   */
+  async refresh(): Promise<boolean> {
+    if (this.closed || !this.open || isInMemory(this.path)) return false;
+    try {
+      if (this.damaged) {
+        const { reason, error } = this.damaged;
+        this.recover(reason, error, this.identity);
+        return true;
+      }
+      if (fileIdentity(this.path) === this.identity) return false;
+      this.disconnect();
+      this.marks.unmark(); // it may have gone with the folder: leave a new one
+      // Its folder went with it (`rm -rf .engram`): it existed when the store opened, so restore it.
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.connectOrRecover();
+      return true;
+    } catch (error) {
+      throw toEngramError(error, { path: this.path, action: "reopen the index" });
+    }
+  }
+
+  private connectOrRecover(): void {
+    const persistent = !isInMemory(this.path);
+    const unclean = persistent && this.marks.sweep();
+    const before = persistent ? fileIdentity(this.path) : undefined;
+    try {
+      this.open = this.connect(unclean);
+    } catch (error) {
+      if (!persistent || !isDamage(error)) {
+        throw toEngramError(error, { path: this.path, action: "open the index" });
+      }
+      this.recover(damageReason(error), error, before);
+    }
+    if (persistent) this.marks.mark();
+  }
+
+  /** Open the connection and what is built on it; `check`: run `quick_check` first. */
+  private connect(check: boolean): Open {
     let db: ReturnType<typeof openConnection> | undefined;
     try {
       db = openConnection(this.path, {
         vectors: this.vectorsEnabled,
         busyTimeoutMs: this.busyTimeoutMs,
       });
+      if (check) {
+        const problem = quickCheck(db);
+        if (problem)
+          throw new IndexDamage(`${problem}, after a process was stopped without closing it`);
+      }
       migrate(db, this.path);
       const sql = new StatementCache(db);
       const open: Open = {
@@ -171,10 +244,47 @@ export class SqliteStore implements MemoryStore {
           : null,
       };
       this.checkVectorSpace(open);
-      this.open = open;
+      this.identity = isInMemory(this.path) ? undefined : fileIdentity(this.path);
+      this.damaged = undefined;
+      return open;
     } catch (error) {
       db?.close();
-      throw toEngramError(error, context);
+      throw error;
+    }
+  }
+
+  /**
+   * Replace the damaged file (found as `found`, its identity then) with an empty index and leave a
+   * note saying so. When another process replaced it meanwhile, only reconnect to its new one. A
+   * file engram may not replace is reported as before, untouched.
+   */
+  private recover(reason: string, error: unknown, found: string | undefined): void {
+    this.disconnect();
+    if (!mayReplace(this.path)) {
+      throw toEngramError(error, { path: this.path, action: "open the index" });
+    }
+    const replacedMeanwhile = found !== undefined && fileIdentity(this.path) !== found;
+    const movedTo = replacedMeanwhile ? undefined : moveAside(this.path);
+    this.open = this.connect(false);
+    if (replacedMeanwhile) return;
+    const note: StoreRecovery = {
+      at: new Date().toISOString(),
+      reason,
+      ...(movedTo ? { movedTo } : {}),
+    };
+    this.open.sql.get(SQL.setMeta).run(RECOVERY_META_KEY, JSON.stringify([note]));
+  }
+
+  /** Close the connection (if any) without closing the store. */
+  private disconnect(): void {
+    const open = this.open;
+    this.open = undefined;
+    open?.text.cancel();
+    open?.vectors?.cancel();
+    try {
+      open?.sql.db.close();
+    } catch {
+      // a damaged or vanished file may refuse a clean close; the handle is gone either way
     }
   }
 
@@ -341,6 +451,8 @@ export class SqliteStore implements MemoryStore {
       open?.sql.db.close();
     } catch (error) {
       throw toEngramError(error, { path: this.path, action: "close the index" });
+    } finally {
+      this.marks.unmark();
     }
   }
 
@@ -354,6 +466,9 @@ export class SqliteStore implements MemoryStore {
     try {
       return fn(open);
     } catch (error) {
+      if (isDamage(error) && !isInMemory(this.path)) {
+        this.damaged ??= { reason: damageReason(error), error };
+      }
       throw toEngramError(error, { path: this.path, action });
     }
   }
@@ -485,6 +600,12 @@ function readMeta(sql: StatementCache, key: string): string | undefined {
 function readDims(sql: StatementCache): number | null {
   const value = readMeta(sql, DIMS_META_KEY);
   return value === undefined ? null : Number(value);
+}
+
+/** `dev:ino` of the file at `path`, or `missing`. */
+function fileIdentity(path: string): string {
+  const info = statSync(path, { throwIfNoEntry: false });
+  return info ? `${info.dev}:${info.ino}` : "missing";
 }
 
 function fileSize(path: string): number {

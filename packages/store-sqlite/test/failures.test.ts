@@ -28,7 +28,7 @@ describe("user-caused SQLite failures become STORE_FAILED with a fix", () => {
     expect(error.cause).toBeInstanceOf(Error);
   });
 
-  it("an index whose pages were overwritten", async () => {
+  it("an index whose pages were overwritten is replaced, not refused", async () => {
     const path = join(await temp.dir(), "index.sqlite");
     const store = await temp.open({ path });
     await store.write({ upserts: [upsert("a.md", [[1, ["alpha"]]])] });
@@ -37,9 +37,10 @@ describe("user-caused SQLite failures become STORE_FAILED with a fix", () => {
     await handle.write(Buffer.alloc(8192, 0xa5), 0, 8192, 100); // keep the header, ruin the schema
     await handle.close();
 
-    const error = await failure(temp.create({ path }).init());
-    expect(error.code).toBe("STORE_FAILED");
-    expect(error.hint).toMatch(/rebuilt from your Markdown files/);
+    // A SQLite file is engram's to replace: moved aside, an empty index in its place.
+    const replaced = await temp.open({ path });
+    expect(await replaced.stats()).toMatchObject({ files: 0, chunks: 0 });
+    expect(await replaced.getMeta("engram.recovered")).toMatch(/damaged-/);
   });
 
   it("a folder that does not exist", async () => {

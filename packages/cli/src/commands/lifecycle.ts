@@ -2,6 +2,7 @@ import {
   type ApplyResult,
   applyPlan,
   EngramError,
+  type JournalOutcome,
   type LifecyclePlan,
   planLifecycle,
   promotionCandidates,
@@ -9,7 +10,7 @@ import {
 } from "@engram/core";
 import type { Command } from "commander";
 import { positiveInt, withMemory } from "../context.js";
-import { type Io, json, line, warn } from "../output.js";
+import { type Io, json, line, plural, warn } from "../output.js";
 
 /** `engram lifecycle plan|apply|undo|candidates`: move memory between tiers by the config's rules. */
 export function registerLifecycle(program: Command, io: Io): void {
@@ -105,6 +106,7 @@ export function nowOption(value: string | undefined): { now?: Date } {
 }
 
 function printPlan(io: Io, plan: LifecyclePlan): void {
+  if (plan.recovered) printRecovered(io, plan.recovered);
   if (plan.items.length === 0) line(io, "Nothing to do: no rule matches now.");
   for (const item of plan.items) {
     const note =
@@ -126,13 +128,17 @@ function printPlan(io: Io, plan: LifecyclePlan): void {
     );
 }
 
+/** An interrupted apply or undo was finished (or rolled back) before this command's own work. */
+function printRecovered(io: Io, recovered: JournalOutcome): void {
+  const what =
+    recovered.outcome === "committed"
+      ? `finished it (${plural(recovered.steps, "step")}, id ${recovered.applyId})`
+      : `rolled it back (the workspace had changed; id ${recovered.applyId})`;
+  line(io, `An interrupted lifecycle ${recovered.kind} was found: ${what}.`);
+}
+
 function printResult(io: Io, result: ApplyResult, verb: string): void {
-  if (result.recovered) {
-    line(
-      io,
-      `Finished an interrupted ${result.recovered.kind} first (${result.recovered.outcome}).`,
-    );
-  }
+  if (result.recovered) printRecovered(io, result.recovered);
   if (result.steps === 0) {
     line(io, "Nothing to do: no rule matches now.");
     return;

@@ -5,6 +5,7 @@ import {
   EngramError,
   guardedToolsHost,
   type Memory,
+  startMaintenance,
   ToolPrivacy,
 } from "@engram/core";
 import type { Command } from "commander";
@@ -149,9 +150,9 @@ export function registerMcp(program: Command, io: Io): void {
           log(`serving ${memory.workspace}: ${describeTools(tools.definitions, memory)}`);
         }
 
-        // Background work lives beside the server and stops with it: the watcher now; the
-        // scheduled maintenance of the curation issue (lifecycle rules, consolidation) starts here.
-        startBackground(memory, flags.watch, changes, log);
+        // Background work lives beside the server and stops with it: the watcher, and the
+        // scheduled maintenance (lifecycle rules, consolidation; one process runs it at a time).
+        stops.push(startBackground(memory, flags.watch, changes, log));
         await done;
       } finally {
         for (const stop of stops.reverse()) await stop();
@@ -160,13 +161,16 @@ export function registerMcp(program: Command, io: Io): void {
     });
 }
 
-/** Sync in the background and, when asked, watch the files (their events notify clients). */
+/**
+ * Sync in the background and, when asked, watch the files (their events notify clients); run
+ * maintenance on the config's schedule. Returns what stops the maintenance.
+ */
 function startBackground(
   memory: Memory,
   watch: boolean,
   changes: { note(event: string, path: string): void },
   log: (text: string) => void,
-): void {
+): () => Promise<void> {
   if (watch) {
     memory.watch({
       onChange: (event, path) => changes.note(event, path),
@@ -177,6 +181,11 @@ function startBackground(
     (report) => report && log(describeSync(report)),
     (error: Error) => log(`sync failed: ${error.message}`),
   );
+  const maintenance = startMaintenance(memory, {
+    onRun: (run) => log(`maintenance (${run.trigger}): ${run.outcome}`),
+    onError: (error) => log(`maintenance failed: ${(error as Error).message}`),
+  });
+  return () => maintenance.stop();
 }
 
 /** Resolves on SIGINT/SIGTERM, or (stdio) when the client closes stdin. */

@@ -2,7 +2,7 @@ import { EngramError, isTier, type SearchResponse, TIERS, type Tier } from "@eng
 import type { Command } from "commander";
 import { palette } from "../colour.js";
 import { positiveInt, unitNumber, withMemory } from "../context.js";
-import { type Io, json, line } from "../output.js";
+import { type Io, json, line, warn } from "../output.js";
 
 interface SearchFlags {
   maxResults?: string;
@@ -57,7 +57,11 @@ export function registerSearch(program: Command, io: Io): void {
         .filter((s) => s !== undefined);
       await withMemory(cmd, async (memory, g) => {
         // Pick up edits first, unless another process is syncing right now (then search as is).
-        if (flags.sync !== false) await memory.sync({ wait: false });
+        if (flags.sync !== false) {
+          const report = await memory.sync({ wait: false });
+          // A damaged index rebuilt on the way is said once, here as in `engram sync`.
+          for (const note of report?.recovered ?? []) warn(io, note);
+        }
         const response = await memory.search(query, {
           ...(mode ? { mode } : {}),
           ...(fusion ? { fusion } : {}),

@@ -1,6 +1,7 @@
 import {
   describeEmbedding,
   type LanguageModelStatus,
+  type MaintenanceStatus,
   type MemoryStatus,
   type WatcherHealth,
 } from "@engram/core";
@@ -16,8 +17,10 @@ export function registerStatus(program: Command, io: Io): void {
     .action(async (_flags: unknown, cmd: Command) => {
       await withMemory(cmd, async (memory, g) => {
         const status = await memory.status();
-        if (g.json) return json(io, status);
+        const maintenance = await memory.maintenanceStatus();
+        if (g.json) return json(io, { ...status, maintenance });
         printStatus(io, status);
+        printMaintenance(io, maintenance);
       });
     });
 }
@@ -147,6 +150,7 @@ function printStatus(io: Io, s: MemoryStatus): void {
     );
   if (s.index.rebuildNeeded.length)
     line(io, `Rebuild     needed: ${s.index.rebuildNeeded.join("; ")} (run engram sync)`);
+  for (const note of s.index.recovered) line(io, `Recovered   ${note}`);
   if (s.lastSync) {
     const ago = age(s.lastSyncAgeMs ?? Date.now() - Date.parse(s.lastSync.finishedAt));
     line(
@@ -172,4 +176,27 @@ function printStatus(io: Io, s: MemoryStatus): void {
       ? `Pending     ${s.pending.changed} changed, ${s.pending.removed} removed (run engram sync, or keep engram watch running)`
       : "Pending     none — the index matches the files",
   );
+}
+
+function printMaintenance(io: Io, m: MaintenanceStatus): void {
+  const last = m.lastPassAt ? `last pass ${m.lastPassAt} (${m.passes} passes)` : "no pass yet";
+  const next = m.nextAt ? `, next ${m.nextAt}` : "";
+  line(
+    io,
+    `Maintenance ${m.schedule}${m.gates ? ` + gates ${JSON.stringify(m.gates)}` : ""}: ${last}${next}; ${m.due ? "due now" : m.why}`,
+  );
+  const run = m.lastRun;
+  if (run) {
+    const parts = [
+      run.lifecycle ? `lifecycle ${run.lifecycle.moves} moves` : "",
+      run.consolidation
+        ? `consolidation ${run.consolidation.operations} operations, ${run.consolidation.refused} refused (${run.consolidation.mode})`
+        : "",
+      ...(run.errors ?? []),
+    ].filter(Boolean);
+    line(
+      io,
+      `  last run  ${run.at} (${run.trigger}): ${run.outcome}${parts.length ? ` — ${parts.join("; ")}` : ""}`,
+    );
+  }
 }

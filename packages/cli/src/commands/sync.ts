@@ -1,4 +1,4 @@
-import type { SyncEstimate, SyncReport } from "@engram/core";
+import type { LockWait, SyncEstimate, SyncReport } from "@engram/core";
 import type { Command } from "commander";
 import { positiveInt, withMemory } from "../context.js";
 import { duration, type Io, json, line, plural, warn } from "../output.js";
@@ -29,6 +29,7 @@ export function registerSync(program: Command, io: Io): void {
             ...(flags.force ? { force: true } : {}),
             ...(maxTokens !== undefined ? { maxTokens } : {}),
             ...(bar.onProgress ? { onProgress: bar.onProgress } : {}),
+            onLockWait: (wait) => warn(io, describeLockWait(wait)),
           });
         } finally {
           bar.stop();
@@ -55,6 +56,16 @@ interface SyncFlags {
   force?: boolean;
   dryRun?: boolean;
   maxTokens?: string;
+}
+
+/** One line saying which process a sync waits for, and for how long at most. */
+export function describeLockWait(wait: LockWait): string {
+  const pid = wait.holder?.pid;
+  const who =
+    pid === undefined
+      ? "another engram process"
+      : `engram process ${pid}${wait.state === "stopped" ? " (stopped: resume it with `kill -CONT " + pid + "` or `fg`)" : ""}`;
+  return `waiting for ${who} to finish its ${wait.name} (up to ${Math.round(wait.timeoutMs / 1000)} s)…`;
 }
 
 /** One line saying what a sync would do and cost. */

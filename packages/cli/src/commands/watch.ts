@@ -1,4 +1,9 @@
-import type { Memory, Watcher } from "@engram/core";
+import {
+  type MaintenanceScheduler,
+  type Memory,
+  startMaintenance,
+  type Watcher,
+} from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import { type Io, line, warn } from "../output.js";
@@ -32,6 +37,7 @@ export function registerWatch(program: Command, io: Io): void {
 
       let memory: Memory = await openMemory(dir);
       let stopped = false;
+      let maintenance: MaintenanceScheduler | undefined;
       let reopening: Promise<void> | undefined;
 
       const start = async (current: Memory): Promise<Watcher> => {
@@ -40,6 +46,10 @@ export function registerWatch(program: Command, io: Io): void {
         const watcher = current.watch({
           ...(debounceMs ? { debounceMs } : {}),
           onSync: (report) => {
+            for (const note of report.recovered ?? []) {
+              if (g.json) emit("recovered", { message: note }, "");
+              else warn(io, note);
+            }
             const { added, updated, removed, skipped, deferred } = report;
             if (added || updated || removed || skipped.length) {
               emit("sync", report, describeSync(report));
@@ -61,6 +71,18 @@ export function registerWatch(program: Command, io: Io): void {
           },
         });
         await watcher.ready;
+        // Lifecycle rules and consolidation on the config's schedule (one process runs each).
+        await maintenance?.stop();
+        maintenance = startMaintenance(current, {
+          onRun: (run) =>
+            emit(
+              "maintenance",
+              run,
+              `Maintenance (${run.trigger}): ${run.outcome}${run.errors ? ` — ${run.errors.join("; ")}` : ""}`,
+            ),
+          onError: (error) => failed(error, "maintenance failed"),
+        });
+        void maintenance.tick();
         return watcher;
       };
 
@@ -93,6 +115,7 @@ export function registerWatch(program: Command, io: Io): void {
         });
       } finally {
         stopped = true;
+        await maintenance?.stop();
         await reopening?.catch(() => {});
         await memory.close();
       }

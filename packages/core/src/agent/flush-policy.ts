@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
+import { type MaintenanceRun, noteSessionEnd } from "../consolidation/maintenance.js";
 import { EngramError } from "../errors.js";
 import type { Memory } from "../memory.js";
 import { sha256Hex } from "../text/hash.js";
@@ -25,7 +26,13 @@ export const FLUSH_DEFAULTS = {
 
 /** What the flush policy needs of a {@link Memory} (a `Memory` is one). */
 export type FlushHost = MemoryToolsHost &
-  Pick<Memory, "workspace"> & { config?: { flush?: Partial<Memory["config"]["flush"]> } };
+  Pick<Memory, "workspace"> &
+  Partial<Pick<Memory, "runMaintenance">> & {
+    config?: {
+      flush?: Partial<Memory["config"]["flush"]>;
+      maintenance?: Partial<Memory["config"]["maintenance"]>;
+    };
+  };
 
 /** Options of {@link createFlushPolicy}; unset values come from `memory.config.flush`, then the defaults. */
 export interface FlushPolicyOptions {
@@ -51,6 +58,11 @@ export interface FlushPolicyOptions {
   userPrompt?: string;
   /** Source of "today" for the prompt (pass the clock given to `createMemory`). */
   clock?: Clock;
+  /**
+   * {@link FlushPolicy.endSession} runs maintenance (lifecycle rules and a consolidation pass)
+   * when the `maintenance.gates` pass. Default: the config's `maintenance.onSessionEnd` (false).
+   */
+  consolidateOnSessionEnd?: boolean;
 }
 
 /** Why {@link FlushPolicy.shouldFlush} answered as it did. */
@@ -101,6 +113,12 @@ export interface FlushPolicy {
    * with where the first landed.
    */
   tools(sessionId: string, compactionCycle: number): MemoryTools;
+  /**
+   * The session ended: it counts towards `maintenance.gates.minSessions`, and with
+   * `consolidateOnSessionEnd` a session-end consolidation runs when the gates pass (never in a
+   * read-only workspace). Resolves to that run, or null when none ran.
+   */
+  endSession(sessionId: string): Promise<MaintenanceRun | null>;
 }
 
 /**
@@ -190,6 +208,16 @@ export function createFlushPolicy(options: FlushPolicyOptions): FlushPolicy {
         s.flushed = { cycle, at: clock.now().toISOString() };
         return true;
       });
+    },
+
+    async endSession(sessionId) {
+      checkSession(sessionId);
+      if (!(await writable())) return null;
+      await noteSessionEnd(memory.workspace, sessionId, clock.now());
+      const run =
+        options.consolidateOnSessionEnd ?? memory.config?.maintenance?.onSessionEnd ?? false;
+      if (!run || typeof memory.runMaintenance !== "function") return null;
+      return memory.runMaintenance({ trigger: "session-end" });
     },
 
     tools(sessionId, compactionCycle) {

@@ -40,6 +40,8 @@ export {
 } from "./memory-files.js";
 export { recallPrompt } from "./recall-prompt.js";
 export { answerToolCall, type ToolAnswer } from "./tool-answer.js";
+export { type ConsolidateToolResult, memoryConsolidateTool } from "./tool-consolidate.js";
+export { type ForgetToolResult, memoryForgetTool } from "./tool-forget.js";
 export {
   type AnthropicTool,
   anthropicTools,
@@ -59,12 +61,14 @@ export {
 export { type JsonSchema, jsonSchemaOf } from "./tool-schema.js";
 export { memorySearchTool, type SearchToolHit, type SearchToolResult } from "./tool-search.js";
 export {
+  type CurationHost,
   defineMemoryTool,
   type MemoryToolSpec,
   type MemoryToolsHost,
   type ToolAnnotations,
 } from "./tool-spec.js";
 export { MEMORY_TOOL_SPECS, type MemoryToolName } from "./tool-specs.js";
+export { memoryUpdateTool, type UpdateToolResult } from "./tool-update.js";
 export { MAX_WRITE_CHARS, memoryWriteTool, type WriteToolResult } from "./tool-write.js";
 export {
   createMemoryTools,

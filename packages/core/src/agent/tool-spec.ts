@@ -6,15 +6,20 @@ import type { ToolArgsSchema } from "./tool-schema.js";
 /**
  * What the tools need of a {@link Memory} (a `Memory` is one). The privacy parts (workspace,
  * config, sealing, layout) are optional: without them the group scope refuses reads it cannot
- * check, and the unlock setting is off.
+ * check, and the unlock setting is off. The curation tools (forget, update, consolidate) are
+ * offered only when the host has those methods too.
  */
 export type MemoryToolsHost = Pick<Memory, "search" | "get" | "appendDaily" | "appendLongTerm"> &
-  ToolPrivacyHost;
+  ToolPrivacyHost &
+  Partial<CurationHost>;
+
+/** What the curation tools need of a {@link Memory}. */
+export type CurationHost = Pick<Memory, "forget" | "update" | "consolidate">;
 
 /**
  * Hints about what a tool does, in MCP's `ToolAnnotations` shape (clients use them to decide
- * what to confirm with the user). engram's tools touch only the workspace: `openWorldHint` is
- * always false.
+ * what to confirm with the user). engram's tools touch only the workspace; only
+ * `memory_consolidate` may also send memory to the configured language model (`openWorldHint`).
  */
 export interface ToolAnnotations {
   /** True when the tool changes nothing. */
@@ -23,8 +28,8 @@ export interface ToolAnnotations {
   readonly destructiveHint: boolean;
   /** True when calling it twice with the same arguments has no further effect. */
   readonly idempotentHint: boolean;
-  /** False: no tool reaches beyond the workspace. */
-  readonly openWorldHint: false;
+  /** True when the tool may reach beyond the workspace (a configured language model). */
+  readonly openWorldHint: boolean;
 }
 
 /**
@@ -51,6 +56,11 @@ export interface MemoryToolSpec<
   readonly args: Args;
   /** Said after the list of fields when a call names an unknown one (e.g. "it always appends"). */
   readonly fieldsNote?: string;
+  /**
+   * True for a tool that curates memory (rewrites or removes what is there): offered only in the
+   * main scope of a writable workspace, and only for a host that can curate (a `Memory`).
+   */
+  readonly curates?: boolean;
   /** The result (an object); its JSON Schema is the tool's `outputSchema`. */
   readonly result: v.GenericSchema<unknown, Result>;
   /** Runs the tool on validated arguments. */

@@ -1,4 +1,5 @@
 import { EngramError } from "../errors.js";
+import { canCurate } from "./tool-curation.js";
 import { guardedToolsHost, ToolPrivacy, type ToolPrivacyOptions } from "./tool-privacy.js";
 import type { MemoryToolSpec, MemoryToolsHost } from "./tool-spec.js";
 import { MEMORY_TOOL_SPECS, type MemoryToolName } from "./tool-specs.js";
@@ -61,17 +62,42 @@ export function createMemoryTools(
   memory: MemoryToolsHost,
   options: MemoryToolsOptions = {},
 ): MemoryTools {
-  const specs: readonly MemoryToolSpec[] = options.readOnly
-    ? MEMORY_TOOL_SPECS.filter((s) => s.annotations.readOnlyHint)
-    : MEMORY_TOOL_SPECS;
+  const group = options.scope === "group";
+  const specs: readonly MemoryToolSpec[] = (MEMORY_TOOL_SPECS as readonly MemoryToolSpec[]).filter(
+    (s) =>
+      (!options.readOnly || s.annotations.readOnlyHint) &&
+      (!s.curates || (!group && canCurate(memory))),
+  );
   const byName = new Map(specs.map((s) => [s.name, s]));
   // The session's scope and unlock state guard every read the tools make.
   const privacy = new ToolPrivacy(memory, options);
-  const host: MemoryToolsHost = guardedToolsHost(memory, privacy);
+  // Curation runs only in the main scope (group leaves it out), on the memory itself.
+  const host: MemoryToolsHost = {
+    ...guardedToolsHost(memory, privacy),
+    ...(canCurate(memory)
+      ? {
+          forget: memory.forget?.bind(memory),
+          update: memory.update?.bind(memory),
+          consolidate: memory.consolidate?.bind(memory),
+        }
+      : {}),
+  } as MemoryToolsHost;
   return {
     definitions: MEMORY_TOOL_DEFINITIONS.filter((d) => byName.has(d.name)),
     call: async (name: string, args: unknown) => {
       const spec = byName.get(name);
+      const curating = (MEMORY_TOOL_SPECS as readonly MemoryToolSpec[]).find(
+        (s) => s.name === name && s.curates,
+      );
+      if (!spec && curating && (options.readOnly || group)) {
+        throw new EngramError(
+          "INVALID_ARGUMENT",
+          `${name} is not available ${options.readOnly ? "to a read-only agent" : "in group scope"}`,
+          {
+            hint: "curating memory (forget, update, consolidate) is for the main session of a writable workspace",
+          },
+        );
+      }
       if (!spec) {
         throw new EngramError("INVALID_ARGUMENT", `unknown tool "${name}"`, {
           hint: `call one of ${[...byName.keys()].join(", ")}`,

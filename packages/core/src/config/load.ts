@@ -28,9 +28,16 @@ export async function loadConfig(
   const path = join(workspace, CONFIG_FILE);
   let raw: string | undefined;
   try {
-    raw = await readFile(path, "utf8");
+    // Editors on Windows may start the file with a UTF-8 byte-order mark; JSON.parse refuses it.
+    raw = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EISDIR") {
+      throw new EngramError("CONFIG_INVALID", `${path} is a folder, not a file`, {
+        hint: `remove that folder, or write the config (a JSON object) to ${CONFIG_FILE}`,
+      });
+    }
+    if (code !== "ENOENT") throw error;
   }
   let fromFile: Record<string, unknown> = {};
   if (raw !== undefined) {

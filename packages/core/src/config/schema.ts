@@ -1,7 +1,9 @@
 import * as v from "valibot";
+import { consolidationSchema, maintenanceSchema } from "../consolidation/config-schema.js";
 import { parseFallback } from "../embedding/fallback.js";
 import { lifecycleSchema } from "../lifecycle/config-schema.js";
 import { privacySchema } from "../privacy/config-schema.js";
+import { TIER_WEIGHT_PRESETS, type TierWeightPreset } from "../search/tier-weight.js";
 import type { Tier } from "../tier.js";
 import { LAYOUT_PRESET_NAMES } from "../workspace/presets.js";
 
@@ -283,19 +285,42 @@ export const configSchema = v.strictObject(
               {},
             ),
             /**
-             * Score multiplier per tier (0–1): when scores tie closely, curated long-term memory
-             * ranks above project notes, project notes above daily logs, the archive last.
+             * Blend the three-tier seed's relevance formula into the ranking: `(1 − weight) ·
+             * score + weight · r/(1+r)`, r = recencyWeight·1/days + frequencyWeight·recalls +
+             * importanceWeight·important (weights from `lifecycle.candidates`).
              */
-            tierWeights: v.optional(
+            relevance: v.optional(
               v.strictObject(
                 {
-                  long: v.optional(unit, 1),
-                  mid: v.optional(unit, 0.97),
-                  short: v.optional(unit, 0.94),
-                  archive: v.optional(unit, 0.9),
+                  enabled: v.optional(v.boolean(), false),
+                  weight: v.optional(unit, 0.2),
                 },
                 unknownKey,
               ),
+              {},
+            ),
+            /**
+             * Score multiplier per tier (0–1): when scores tie closely, curated long-term memory
+             * ranks above project notes, project notes above daily logs, the archive last. Or a
+             * preset's name: `"curated-first"` (the default) or `"three-tier"` (the seed's
+             * retrieval priority, short > mid > long > archive).
+             */
+            tierWeights: v.optional(
+              v.union([
+                v.pipe(
+                  v.picklist(Object.keys(TIER_WEIGHT_PRESETS) as TierWeightPreset[]),
+                  v.transform((name) => ({ ...TIER_WEIGHT_PRESETS[name] })),
+                ),
+                v.strictObject(
+                  {
+                    long: v.optional(unit, 1),
+                    mid: v.optional(unit, 0.97),
+                    short: v.optional(unit, 0.94),
+                    archive: v.optional(unit, 0.9),
+                  },
+                  unknownKey,
+                ),
+              ]),
               {},
             ),
           },
@@ -362,6 +387,10 @@ export const configSchema = v.strictObject(
     ),
     /** Tier lifecycle: retention, archive and promotion rules (see `lifecycle/` in the README). */
     lifecycle: v.optional(lifecycleSchema, {}),
+    /** Consolidation: curating long-term memory from new notes (see `consolidation/` in the README). */
+    consolidation: v.optional(consolidationSchema, {}),
+    /** Lifecycle rules and consolidation on a schedule (`engram watch`, `engram mcp`). */
+    maintenance: v.optional(maintenanceSchema, {}),
     /** Sealing, explicit unlock and the audit (see "Sensitive memory" in the README). */
     privacy: v.optional(privacySchema, {}),
     /**

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { EngramError } from "../errors.js";
 import { sha256Hex } from "../text/hash.js";
 import { workspacePath } from "./files.js";
@@ -14,12 +14,21 @@ import {
 } from "./journal.js";
 import { computePlan, type LifecyclePlan, type PlanItem } from "./plan.js";
 import { blobs } from "./state.js";
-import type { StepHook } from "./steps.js";
+import { nsToMs, type StepHook } from "./steps.js";
 
 /** Options of {@link applyPlan}. */
 export interface ApplyOptions extends LifecyclePlanOptions {
   /** Called as steps progress; throwing from it stops the apply as a crash would (tests). */
   hook?: StepHook;
+  /** The id of the apply (default: a new one); consolidation names its passes beforehand. */
+  applyId?: string;
+}
+
+/** What {@link undoLastApply} may undo: only an apply one of whose items has one of `rules`. */
+export interface UndoFilter {
+  rules: readonly string[];
+  /** Names what is undone in messages, e.g. `consolidation`. */
+  what: string;
 }
 
 /** What an apply (or undo) did. */
@@ -40,14 +49,16 @@ export function recoverLifecycle(host: LifecycleHost): Promise<JournalOutcome | 
 
 /**
  * The dry run: every move the rules would make now, each with its rule and reason. Nothing is
- * changed (except finishing an interrupted apply first).
+ * changed, except that an interrupted apply or undo is finished (or rolled back) first: the plan
+ * then says so in `recovered`.
  */
 export async function planLifecycle(
   host: LifecycleHost,
   options: LifecyclePlanOptions = {},
 ): Promise<LifecyclePlan> {
-  await recoverLifecycle(host);
-  return computePlan(host, options);
+  const recovered = await recoverLifecycle(host);
+  const plan = await computePlan(host, options);
+  return recovered ? { ...plan, recovered } : plan;
 }
 
 /**
@@ -82,14 +93,27 @@ export async function applyPlan(
 export async function undoLastApply(
   host: LifecycleHost,
   options: ApplyOptions = {},
+  only?: UndoFilter,
 ): Promise<ApplyResult> {
   return withLifecycleLock(host, async () => {
     const recovered = (await recoverJournal(host)) ?? undefined;
     const [last] = await undoRecords(host.workspace);
     if (!last) {
-      throw new EngramError("INVALID_ARGUMENT", "there is no lifecycle apply to undo", {
-        hint: "`engram lifecycle apply` records what it does; undo reverses the most recent one",
-      });
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `there is no ${only?.what ?? "lifecycle"} apply to undo`,
+        {
+          hint: "`engram lifecycle apply` records what it does; undo reverses the most recent one",
+        },
+      );
+    }
+    if (only && !last.items.some((i) => only.rules.includes(i.rule))) {
+      const rule = last.items[0]?.rule ?? "?";
+      throw new EngramError(
+        "INVALID_ARGUMENT",
+        `the most recent change (${last.applyId}, ${rule}) is not a ${only.what}; changes are undone newest first`,
+        { hint: "undo the newer change first (`engram lifecycle undo` undoes whatever came last)" },
+      );
     }
     const journal: Journal = {
       version: 1,
@@ -115,7 +139,7 @@ export async function runPlan(
 ): Promise<ApplyResult> {
   const ws = host.workspace;
   const now = hostNow(host, options);
-  const applyId = newApplyId(now);
+  const applyId = options.applyId ?? newApplyId(now);
   if (plan.steps.length === 0) {
     return { applyId, kind, outcome: "committed", steps: 0, paths: [], items: [] };
   }
@@ -129,15 +153,20 @@ export async function runPlan(
     }
   }
   const moved = new Map(plan.steps.flatMap((s) => (s.kind === "move" ? [[s.hash, s.from]] : [])));
-  for (const step of plan.steps) {
+  const steps = [...plan.steps];
+  for (const [i, step] of steps.entries()) {
     if (step.kind !== "put" || step.before === null) continue;
     // The replaced content is on disk now: at the path, or (when an earlier step moves it there)
-    // at that move's source.
+    // at that move's source (moves keep modification times).
     let kept = false;
     for (const where of [step.path, moved.get(step.before)]) {
-      const current = where ? await readFile(workspacePath(ws, where)).catch(() => null) : null;
-      if (current && sha256Hex(current) === step.before) {
+      const abs = where ? workspacePath(ws, where) : null;
+      const current = abs ? await readFile(abs).catch(() => null) : null;
+      if (abs && current && sha256Hex(current) === step.before) {
         await blobs.put(ws, current);
+        // Its time goes into the journal, so undo and rollback give the old content its old time.
+        const { mtimeNs } = await stat(abs, { bigint: true });
+        steps[i] = { ...step, beforeMtimeMs: nsToMs(mtimeNs) };
         kept = true;
         break;
       }
@@ -161,7 +190,7 @@ export async function runPlan(
       to,
       ...(collected?.length ? { collected } : {}),
     })),
-    steps: plan.steps,
+    steps,
   };
   const outcome = await runJournal(host, journal, options.hook);
   return { ...outcome, items: plan.items };

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { relevanceScore } from "../search/relevance.js";
 import { isSensitiveFile, overlapsPrivate, privateRanges } from "../workspace/privacy.js";
 import { workspacePath } from "./files.js";
 import { hostNow, hostTierOf, type LifecycleHost, type LifecycleTimeOptions } from "./host.js";
@@ -20,6 +21,8 @@ export interface PromotionCandidate {
   /** 1 when marked important (`#important`, `!important`, `[important]` or ⭐), else 0. */
   importance: number;
   lastRecalledAt: string;
+  /** Hashes of the distinct queries that returned it (see `queryHash`). */
+  queries: string[];
 }
 
 /** What `engram lifecycle candidates` shows. */
@@ -29,7 +32,7 @@ export interface CandidatesResult {
   projects: StoredProjectCandidate[];
 }
 
-const IMPORTANT_RE = /(^|\s)(#important|!important|\[important\])(?=\s|$)|⭐/iu;
+export const IMPORTANT_RE = /(^|\s)(#important|!important|\[important\])(?=\s|$)|⭐/iu;
 
 /**
  * Promotion candidates, best first: short-term text that searches returned for several distinct
@@ -72,10 +75,10 @@ export async function promotionCandidates(
     const days = Math.max(1, (now.getTime() - Date.parse(g.lastAt)) / 86_400_000);
     const recency = 1 / days;
     const importance = IMPORTANT_RE.test(text) ? 1 : 0;
-    const score =
-      weights.recencyWeight * recency +
-      weights.frequencyWeight * frequency +
-      weights.importanceWeight * importance;
+    const score = relevanceScore(
+      { daysSinceUpdate: days, accessCount: frequency, important: importance === 1 },
+      weights,
+    );
     out.push({
       path: g.path,
       startLine: g.startLine,
@@ -86,6 +89,7 @@ export async function promotionCandidates(
       frequency,
       importance,
       lastRecalledAt: g.lastAt,
+      queries: [...g.queries],
     });
   }
   out.sort(

@@ -6,6 +6,7 @@ import { readFrontMatter, writeFrontMatter } from "../workspace/front-matter.js"
 import type { LifecycleRule } from "./config-schema.js";
 import { entryKind, hashOrNull, walk, workspacePath } from "./files.js";
 import { hostNow, type LifecycleHost, type LifecyclePlanOptions, type Summariser } from "./host.js";
+import type { JournalOutcome } from "./journal.js";
 import { lifecycleRules, type RuleSubject, ruleReason, ruleSubjects, ruleTarget } from "./rules.js";
 import { sectionEntries } from "./sections.js";
 import type { Step } from "./steps.js";
@@ -44,6 +45,8 @@ export interface LifecyclePlan {
   contents: Record<string, string>;
   /** Matches left alone, with why (e.g. a symbolic link inside a project folder). */
   skipped: Array<{ rule: string; path: string; reason: string }>;
+  /** Set when an interrupted apply or undo was finished (or rolled back) before planning. */
+  recovered?: JournalOutcome;
 }
 
 /**

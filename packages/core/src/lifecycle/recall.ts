@@ -24,6 +24,19 @@ export interface RecallFile {
   entries: Record<string, RecallEntry>;
 }
 
+/**
+ * `.engram/lifecycle/recall-queries.json`: the text of recent queries by hash, so consolidation's
+ * recall guard can run them again against the planned workspace. It stays on this machine with
+ * the index (`.engram/`), never in the memory files.
+ */
+export interface RecallQueriesFile {
+  version: 1;
+  queries: Record<string, { text: string; lastAt: string }>;
+}
+
+/** Query texts kept (the least recently used are dropped beyond this). */
+const MAX_QUERY_TEXTS = 2_000;
+
 /** Tiers whose recalls are counted. */
 const RECALLED_TIERS: ReadonlySet<Tier> = new Set(["short", "long"]);
 
@@ -35,9 +48,12 @@ const MAX_ENTRIES = 5_000;
 const FLUSH_EVERY = 25;
 
 /**
- * Counts search hits and reads per stretch of a short-term file, for promotion candidates. Events
- * are batched in memory and written on {@link flush} (after every 25 events, and on close), merged
- * under a lock with what other processes wrote. Queries are stored as hashes, never as text.
+ * Counts search hits and reads per stretch of a file: short-term stretches become promotion
+ * candidates, curated ones are what consolidation's recall guard protects. Events are batched in
+ * memory and written on {@link flush} (after every 25 events, and on close), merged under a lock
+ * with what other processes wrote. Entries name queries by hash; the texts of the most recent
+ * {@link MAX_QUERY_TEXTS} queries are kept apart (`recall-queries.json`) for the recall guard.
+ * Only short- and long-term files are counted.
  */
 export class RecallLog {
   readonly #ws: string;
@@ -50,6 +66,7 @@ export class RecallLog {
     query?: string;
     at: string;
   }> = [];
+  #texts = new Map<string, { text: string; lastAt: string }>();
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(workspace: string, now: () => Date = () => new Date()) {
@@ -65,8 +82,10 @@ export class RecallLog {
     query: string,
     results: ReadonlyArray<{ path: string; startLine: number; endLine: number; tier: Tier }>,
   ): void {
-    const q = sha256Hex(query.normalize("NFKC").trim().toLowerCase()).slice(0, 12);
+    const q = queryHash(query);
     const at = this.#now().toISOString();
+    if (results.some((r) => RECALLED_TIERS.has(r.tier)))
+      this.#texts.set(q, { text: query, lastAt: at });
     for (const r of results) {
       if (!RECALLED_TIERS.has(r.tier)) continue;
       this.#pending.push({
@@ -105,8 +124,11 @@ export class RecallLog {
   async #write(): Promise<void> {
     if (this.#pending.length === 0) return;
     const events = this.#pending;
+    const texts = this.#texts;
     this.#pending = [];
+    this.#texts = new Map();
     await withWorkspaceLock(this.#ws, "lifecycle-recall", async () => {
+      if (texts.size > 0) await writeQueryTexts(this.#ws, texts);
       const file = (await readRecall(this.#ws)) ?? { version: 1, entries: {} };
       for (const e of events) {
         const key = `${e.path}#${e.startLine}-${e.endLine}`;
@@ -139,6 +161,34 @@ export class RecallLog {
       await writeStateJson(statePath(this.#ws, STATE_FILES.recall), file);
     });
   }
+}
+
+/** The 12-hex-digit hash a query is recorded under (NFKC, trimmed, lower case). */
+export function queryHash(query: string): string {
+  return sha256Hex(query.normalize("NFKC").trim().toLowerCase()).slice(0, 12);
+}
+
+async function writeQueryTexts(
+  ws: string,
+  texts: ReadonlyMap<string, { text: string; lastAt: string }>,
+): Promise<void> {
+  const abs = statePath(ws, STATE_FILES.recallQueries);
+  const file = (await readStateJson<RecallQueriesFile>(abs)) ?? { version: 1, queries: {} };
+  for (const [hash, t] of texts) file.queries[hash] = t;
+  const keys = Object.keys(file.queries);
+  if (keys.length > MAX_QUERY_TEXTS) {
+    keys.sort((a, b) =>
+      (file.queries[a]?.lastAt ?? "") < (file.queries[b]?.lastAt ?? "") ? -1 : 1,
+    );
+    for (const k of keys.slice(0, keys.length - MAX_QUERY_TEXTS)) delete file.queries[k];
+  }
+  await writeStateJson(abs, file);
+}
+
+/** The kept query texts by hash (empty before the first search). */
+export async function readQueryTexts(ws: string): Promise<Map<string, string>> {
+  const file = await readStateJson<RecallQueriesFile>(statePath(ws, STATE_FILES.recallQueries));
+  return new Map(Object.entries(file?.queries ?? {}).map(([h, q]) => [h, q.text]));
 }
 
 /** The recall counts written so far (null before the first). */

@@ -17,6 +17,7 @@ export const STATE_FILES = {
   undoDir: "undo",
   blobDir: "blobs",
   recall: "recall.json",
+  recallQueries: "recall-queries.json",
   projectCandidates: "project-candidates.json",
 } as const;
 

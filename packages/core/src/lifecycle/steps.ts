@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { copyFile, link, mkdir, open, readdir, rmdir, unlink } from "node:fs/promises";
+import {
+  copyFile,
+  link,
+  mkdir,
+  open,
+  readdir,
+  rmdir,
+  stat,
+  unlink,
+  utimes,
+} from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
 import { projectLock } from "../tiers/mid-term.js";
@@ -15,12 +25,21 @@ import { blobs } from "./state.js";
  *
  * - `move`: `from` (content `hash`) → `to`, which must not exist (never overwritten).
  * - `put`: the file at `path` goes from content `before` to content `after` (hashes; null means
- *   no file). Contents come from the blob store.
+ *   no file). Contents come from the blob store. `beforeMtimeMs` is the modification time the
+ *   file had with `before` (recorded when the apply starts), `afterMtimeMs` the one it gets with
+ *   `after` (absent: now), so an undo gives a restored file its old time back.
  * - `mkdir` / `rmdir`: one folder (its parent must exist / it must be empty).
  */
 export type Step =
   | { kind: "move"; from: string; to: string; hash: string }
-  | { kind: "put"; path: string; before: string | null; after: string | null }
+  | {
+      kind: "put";
+      path: string;
+      before: string | null;
+      after: string | null;
+      beforeMtimeMs?: number;
+      afterMtimeMs?: number;
+    }
   | { kind: "mkdir"; path: string }
   | { kind: "rmdir"; path: string };
 
@@ -36,7 +55,14 @@ export function inverse(step: Step): Step {
     case "move":
       return { kind: "move", from: step.to, to: step.from, hash: step.hash };
     case "put":
-      return { kind: "put", path: step.path, before: step.after, after: step.before };
+      return {
+        kind: "put",
+        path: step.path,
+        before: step.after,
+        after: step.before,
+        ...(step.afterMtimeMs !== undefined ? { beforeMtimeMs: step.afterMtimeMs } : {}),
+        ...(step.beforeMtimeMs !== undefined ? { afterMtimeMs: step.beforeMtimeMs } : {}),
+      };
     case "mkdir":
       return { kind: "rmdir", path: step.path };
     case "rmdir":
@@ -133,6 +159,9 @@ export async function runStep(
           const content = await blobs.get(ws, step.after);
           if (step.before === null) await placeBytes(content, abs);
           else await writeFileAtomic(abs, content);
+          if (step.afterMtimeMs !== undefined) {
+            await utimes(abs, Date.now() / 1000, utimeSeconds(step.afterMtimeMs));
+          }
         }
         await syncDir(path.dirname(abs));
       });
@@ -177,10 +206,16 @@ function conflict(step: Step, why: string): EngramError {
   });
 }
 
-/** Copy `src` to a fresh temp file beside `dst`, fsync it, then link it in (never overwriting). */
+/**
+ * Copy `src` to a fresh temp file beside `dst` with the source's access and modification times
+ * (a moved file keeps its age: the rules read it, and an undo must give it back), fsync it, then
+ * link it in (never overwriting).
+ */
 async function placeCopy(src: string, dst: string): Promise<void> {
   const tmp = tempBeside(dst);
   await copyFile(src, tmp);
+  const times = await stat(src, { bigint: true });
+  await utimes(tmp, utimeSeconds(nsToMs(times.atimeNs)), utimeSeconds(nsToMs(times.mtimeNs)));
   await syncFile(tmp);
   await linkInto(tmp, dst);
 }
@@ -225,4 +260,20 @@ function tempBeside(abs: string): string {
     path.dirname(abs),
     `.${path.basename(abs)}.engram-${randomBytes(4).toString("hex")}.tmp`,
   );
+}
+
+/** A file time in nanoseconds as milliseconds, exact to the microsecond. */
+export function nsToMs(ns: bigint): number {
+  return Number(ns / 1000n) / 1000;
+}
+
+/**
+ * A time in ms (exact to the microsecond) as the seconds `utimes` takes. A double cannot hold
+ * today's time in seconds to the microsecond and libuv truncates to nanoseconds, so a time is
+ * aimed at the middle of its microsecond (the file gets exactly that microsecond back); a whole
+ * second (archives, checkouts) is given as it is and comes back exact.
+ */
+function utimeSeconds(ms: number): number {
+  const us = Math.round(ms * 1000);
+  return us % 1_000_000 === 0 ? us / 1e6 : (us + 0.5) / 1e6;
 }

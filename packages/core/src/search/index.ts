@@ -8,6 +8,13 @@ export {
   vectorOnly,
 } from "./fusion.js";
 export {
+  applyRelevance,
+  type RelevanceSignals,
+  type RelevanceWeights,
+  relevanceScore,
+} from "./relevance.js";
+export { relevanceSignals } from "./relevance-signals.js";
+export {
   type Reranked,
   type RerankOutcome,
   type RerankSettings,

@@ -25,6 +25,7 @@ import {
   vectorOnly,
 } from "./fusion.js";
 import { mmrByTerms } from "./mmr.js";
+import { applyRelevance, type RelevanceSignals, type RelevanceWeights } from "./relevance.js";
 import { type RerankOutcome, rerankCandidates } from "./rerank.js";
 import { cutSnippet } from "./snippet.js";
 import { lineTermWeights } from "./term-weights.js";
@@ -57,6 +58,12 @@ export interface SearcherParts {
   owed?: ReadonlySet<string>;
   /** Why there is no vector side, when the caller knows better than "no provider configured". */
   noVectorsReason?: string;
+  /** Relevance signals of a chunk (the seed's formula), when search blends relevance in. */
+  relevance?: {
+    signalsOf: (chunk: StoredChunk) => RelevanceSignals;
+    weight: number;
+    weights: RelevanceWeights;
+  };
   /**
    * The configured reranker (null: none), or a function that gives it on first use (a reranker is
    * created only when a search asks for one).
@@ -216,9 +223,18 @@ export async function search(
       });
     }
   }
+  // The seed's relevance formula, when asked, after the reranker and before MMR.
+  const relevant = parts.relevance
+    ? applyRelevance(
+        reordered,
+        parts.relevance.signalsOf,
+        parts.relevance.weight,
+        parts.relevance.weights,
+      ).sort(compareCandidates)
+    : reordered;
   const chosen = config.mmr.enabled
-    ? mmrByTerms(reordered, maxResults, config.mmr.lambda, termsOf)
-    : reordered.slice(0, maxResults);
+    ? mmrByTerms(relevant, maxResults, config.mmr.lambda, termsOf)
+    : relevant.slice(0, maxResults);
   const lineWeights = lineTermWeights(
     chosen.map((c) => c.chunk.text),
     queryTerms,

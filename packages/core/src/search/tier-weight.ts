@@ -19,6 +19,25 @@ export const DEFAULT_TIER_WEIGHTS: TierWeights = Object.freeze({
 });
 
 /**
+ * Named presets of `search.tierWeights`:
+ *
+ * - `curated-first` (the default, {@link DEFAULT_TIER_WEIGHTS}): long 1, mid 0.97, short 0.94,
+ *   archive 0.9 — a curated fact beats the log line it came from.
+ * - `three-tier`: the three-tier seed's retrieval priority, short > mid > long > archive
+ *   (short 1, mid 0.97, long 0.94, archive 0.9) — the current session's context first, then
+ *   active projects, then the knowledge base, the archive last (and only when asked for).
+ *
+ * Either way the gaps are small: they decide between results that score about the same.
+ */
+export const TIER_WEIGHT_PRESETS = Object.freeze({
+  "curated-first": DEFAULT_TIER_WEIGHTS,
+  "three-tier": Object.freeze({ short: 1, mid: 0.97, long: 0.94, archive: 0.9 }) as TierWeights,
+});
+
+/** A name of {@link TIER_WEIGHT_PRESETS}. */
+export type TierWeightPreset = keyof typeof TIER_WEIGHT_PRESETS;
+
+/**
  * `candidates` with each score multiplied by the weight of its chunk's tier (a tier missing from
  * `weights` keeps its score). Returns new candidates; the input is not changed.
  */

@@ -33,6 +33,12 @@ export interface SearchOptions {
   /** "Now" for temporal decay (default: the current time); replays and tests fix it. */
   now?: Date;
   /**
+   * Blend the seed's relevance formula (recency, recall frequency, importance) into the ranking
+   * with this weight (0–1; default `search.relevance.weight` when `search.relevance.enabled`,
+   * else 0). Applied by `Memory.search`.
+   */
+  relevance?: number;
+  /**
    * Rerank the fused candidates with the configured reranker (default: `search.rerank.enabled`
    * when a reranker is configured). `true` without a configured reranker is an error.
    */

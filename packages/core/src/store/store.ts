@@ -114,6 +114,16 @@ export interface MemoryStore {
    */
   settled?(): Promise<void>;
 
+  /**
+   * Optional. Make sure the storage this store has open is still the one at its location and is
+   * usable: reopen it when it was deleted or replaced underneath (`.engram/` removed while a
+   * watcher runs, another process rebuilt it), and move a damaged one aside for an empty one
+   * (recording a {@link StoreRecovery} under `RECOVERY_META_KEY`). Resolves true when the store
+   * now holds other (possibly no) data, so the caller syncs from scratch. Core calls it before
+   * each sync, search and status, and once more after one of them failed.
+   */
+  refresh?(): Promise<boolean>;
+
   /** Release resources. Idempotent. */
   close(): Promise<void>;
 }

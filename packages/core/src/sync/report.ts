@@ -31,6 +31,11 @@ export interface SyncReport {
   /** Embedding work: vectors served from the cache and vectors computed. */
   embedding: SyncEmbeddingReport;
   warnings: string[];
+  /**
+   * The index was found damaged and rebuilt from the files (also among `warnings`): said by the
+   * first sync after it happened, once, so commands that sync quietly (`search`) can tell it too.
+   */
+  recovered?: string[];
   durationMs: number;
   /** When the sync finished (ISO 8601). */
   finishedAt: string;

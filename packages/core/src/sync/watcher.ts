@@ -128,6 +128,9 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
   // Folders whose identity (inode) is checked: replaced or re-created ones trigger a re-attach.
   const anchors = [...roots, join(workspace, MEMORY_DIR)];
   let seen = anchors.map(identity);
+  // `.engram/` deleted or replaced (it is safe to delete): no file event says so, and the index
+  // this process has open went with it. A sync reopens and rebuilds it.
+  let seenIndex = identity(indexDir);
 
   // chokidar is loaded on first watch: one-shot commands never pay for it.
   const chokidar = import("chokidar");
@@ -193,6 +196,11 @@ export function watchWorkspace(target: WatchTarget, options: WatchOptions): Watc
   const health =
     healthCheckMs > 0
       ? setInterval(() => {
+          const index = identity(indexDir);
+          if (index !== seenIndex) {
+            seenIndex = index;
+            schedule("index", indexDir);
+          }
           const now = anchors.map(identity);
           const moved = anchors.filter((_, i) => now[i] !== seen[i]);
           if (!moved.length) return;

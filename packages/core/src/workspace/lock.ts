@@ -1,13 +1,28 @@
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { EngramError } from "../errors.js";
 import { assertWorkspace } from "./layout.js";
+import {
+  type HolderState,
+  holderState,
+  type LockHolder,
+  readHolder,
+  removeHolder,
+  writeHolder,
+} from "./lock-holder.js";
 import { indexDir } from "./paths.js";
 
-/** A lock whose holder stopped refreshing it for this long is presumed dead and taken over. */
+export { type HolderState, holderState, type LockHolder, thisProcess } from "./lock-holder.js";
+
+/**
+ * A lock not refreshed for this long is taken over, unless its holder is known to be alive on this
+ * machine (running but starved, or stopped with SIGSTOP / Ctrl-Z): that one is waited for.
+ */
 export const LOCK_STALE_MS = 5_000;
+/** How long a waiter waits before {@link WorkspaceLockOptions.onWait} is told. */
+const WAIT_NOTICE_MS = 1_000;
 /** How often a holder refreshes its lock's mtime (proper-lockfile `update`). */
 const LOCK_UPDATE_MS = 1_000;
 /** Default wait of {@link withWorkspaceLock}. */
@@ -23,6 +38,23 @@ export interface WorkspaceLockOptions {
    * running `fn` is not interrupted.
    */
   onCompromised?: (error: Error) => void;
+  /**
+   * Called once when the lock has been held by another process for a second or more, with what
+   * is known of that process, so a caller can say what it is waiting for. Only
+   * {@link withWorkspaceLock} waits.
+   */
+  onWait?: (wait: LockWait) => void;
+}
+
+/** Who a waiter is waiting for. */
+export interface LockWait {
+  /** The lock's name (`sync`, `lifecycle`, …). */
+  name: string;
+  /** The holding process, when it recorded itself (engram ≥ this version does). */
+  holder: LockHolder | null;
+  state: HolderState;
+  /** How long the waiter will wait in all (ms). */
+  timeoutMs: number;
 }
 
 /** Folder of a named lock: `<workspace>/.engram/locks/<readable-name>-<hash>.lock`. */
@@ -47,19 +79,29 @@ export async function withWorkspaceLock<T>(
   opts: WorkspaceLockOptions = {},
 ): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   // Join this process's queue synchronously, so callers are served in call order.
   const leave = await enterQueue(queueKey(workspace, name), deadline);
-  if (!leave) throw timeout(name, path.resolve(workspace), timeoutMs);
+  if (!leave) throw timeout(name, path.resolve(workspace), timeoutMs, null);
   try {
     const ws = await assertWorkspace(workspace);
     const dir = lockDirPath(ws, name);
-    let release: (() => Promise<void>) | null;
+    let release: (() => Promise<void>) | undefined;
+    let told = false;
     for (let attempt = 0; ; attempt++) {
-      release = await acquire(dir, opts.onCompromised ?? defaultOnCompromised(name));
-      if (release) break;
+      const got = await acquire(dir, opts.onCompromised ?? defaultOnCompromised(name));
+      if (got.release) {
+        release = got.release;
+        break;
+      }
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw timeout(name, ws, timeoutMs);
+      if (remaining <= 0) throw timeout(name, ws, timeoutMs, await describeHolder(dir));
+      if (!told && opts.onWait && Date.now() - started >= WAIT_NOTICE_MS) {
+        told = true;
+        const { holder, state } = await describeHolder(dir);
+        opts.onWait({ name, holder, state, timeoutMs });
+      }
       await sleep(Math.min(remaining, backoff(attempt)));
     }
     try {
@@ -87,10 +129,10 @@ export async function tryWorkspaceLock(
   if (queues.has(key)) return null;
   const leave = await enterQueue(key, Date.now());
   if (!leave) return null;
-  let release: (() => Promise<void>) | null;
+  let release: (() => Promise<void>) | undefined;
   try {
     const dir = lockDirPath(await assertWorkspace(workspace), name);
-    release = await acquire(dir, opts.onCompromised ?? defaultOnCompromised(name));
+    release = (await acquire(dir, opts.onCompromised ?? defaultOnCompromised(name))).release;
   } catch (error) {
     leave();
     throw error;
@@ -109,16 +151,27 @@ export async function tryWorkspaceLock(
 
 // ---- cross-process: proper-lockfile ------------------------------------------------------------
 
-/** One attempt: a release function, or `null` when another holder has it. */
+/**
+ * proper-lockfile's own stale age, set out of reach: engram decides when a lock is stale itself
+ * ({@link takeOverIfAbandoned}), since proper-lockfile cannot tell a stopped holder from a dead one.
+ */
+const NEVER_STALE_MS = 2 ** 31;
+
+/**
+ * One attempt: a release function, or nothing when another holder has it. A lock that was not
+ * refreshed for {@link LOCK_STALE_MS} is taken over only when its recorded holder is gone or
+ * cannot be checked from here: a live holder on this machine keeps it.
+ */
 async function acquire(
   dir: string,
   onCompromised: (error: Error) => void,
-): Promise<(() => Promise<void>) | null> {
+): Promise<{ release?: () => Promise<void> }> {
+  if (!(await takeOverIfAbandoned(dir))) return {};
   let compromised = false;
   const options = {
     realpath: false,
     lockfilePath: dir,
-    stale: LOCK_STALE_MS,
+    stale: NEVER_STALE_MS,
     update: LOCK_UPDATE_MS,
     retries: 0,
     onCompromised: (error: Error) => {
@@ -133,43 +186,95 @@ async function acquire(
     release = await lockfile.lock(target, options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ELOCKED") return null;
+    if (code === "ELOCKED") return {};
     if (code !== "ENOENT") throw error;
     // `.engram/locks/` does not exist yet (or was deleted): create it and try once more.
     await mkdir(path.dirname(dir), { recursive: true });
     try {
       release = await lockfile.lock(target, options);
     } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === "ELOCKED") return null;
+      if ((again as NodeJS.ErrnoException).code === "ELOCKED") return {};
       throw again;
     }
   }
-  return async () => {
-    try {
-      await release();
-    } catch (error) {
-      // A compromised lock is already released as far as proper-lockfile is concerned.
-      if (!compromised) throw error;
-    }
+  // Who holds it, for waiters; a record that cannot be written only costs them the liveness check.
+  const holder = await writeHolder(dir).catch(() => null);
+  return {
+    release: async () => {
+      if (holder) await removeHolder(dir, holder);
+      try {
+        await release();
+      } catch (error) {
+        // A compromised lock is already released as far as proper-lockfile is concerned.
+        if (!compromised) throw error;
+      }
+    },
   };
 }
 
+/**
+ * Remove the lock folder `dir` when it is past the stale age and its holder is not alive on this
+ * machine (dead, or unknown: on another machine, or from an engram that did not record itself).
+ * Returns false when a live holder keeps it. Another waiter may remove the same folder at the same
+ * moment; the folder is checked to be the one found stale just before, as proper-lockfile does.
+ */
+async function takeOverIfAbandoned(dir: string): Promise<boolean> {
+  const info = await stat(dir).catch(() => null);
+  if (!info || info.mtimeMs >= Date.now() - LOCK_STALE_MS) return true;
+  const state = holderState(await readHolder(dir));
+  if (state === "running" || state === "stopped") return false;
+  const again = await stat(dir).catch(() => null);
+  if (again && again.ino === info.ino && again.mtimeMs === info.mtimeMs) {
+    await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+    });
+  }
+  return true;
+}
+
+async function describeHolder(
+  dir: string,
+): Promise<{ holder: LockHolder | null; state: HolderState }> {
+  const holder = await readHolder(dir);
+  return { holder, state: holderState(holder) };
+}
+
+/**
+ * The default when a held lock is lost: a process warning with code `ENGRAM_LOCK_COMPROMISED`
+ * (the `engram` command prints those as its own one-line warnings).
+ */
 function defaultOnCompromised(name: string): (error: Error) => void {
   return (error) => {
+    const why =
+      (error as NodeJS.ErrnoException).syscall !== undefined
+        ? "its lock folder was removed"
+        : `it was not refreshed for ${LOCK_STALE_MS / 1000} s (was this process paused?)`;
     process.emitWarning(
-      `engram lock "${name}" was compromised (${error.message}); another process may have taken it over`,
+      `this process lost the "${name}" lock while holding it: ${why}; another engram process may be doing the same work, which is safe, and the index follows the files at the next sync`,
       { code: "ENGRAM_LOCK_COMPROMISED" },
     );
   };
 }
 
-function timeout(name: string, ws: string, timeoutMs: number): EngramError {
+function timeout(
+  name: string,
+  ws: string,
+  timeoutMs: number,
+  held: { holder: LockHolder | null; state: HolderState } | null,
+): EngramError {
+  const pid = held?.holder?.pid;
+  const who =
+    pid === undefined
+      ? "another engram process"
+      : `engram process ${pid}${held?.state === "stopped" ? " (stopped)" : ""}`;
+  const hint =
+    held?.state === "stopped"
+      ? `process ${pid} is stopped: resume it (\`kill -CONT ${pid}\` or \`fg\`) or end it, then retry`
+      : `wait for ${who} to finish and retry; a lock left by a process that died is taken over after ${LOCK_STALE_MS / 1000} s`;
   return new EngramError(
     "LOCK_TIMEOUT",
-    `lock "${name}" on ${ws} is held by another engram process (waited ${timeoutMs} ms)`,
-    {
-      hint: `wait for the other engram process to finish; a lock left by a crashed process is taken over after ${LOCK_STALE_MS / 1000} s`,
-    },
+    `lock "${name}" on ${ws} is held by ${who} (waited ${Math.round(timeoutMs / 1000)} s)`,
+    { hint },
   );
 }
 

@@ -8,7 +8,8 @@ export type TierMap = Record<Tier, string[]>;
 
 /** The layout of the architecture doc: daily logs short, `MEMORY.md` long, tier folders as named. */
 export const DEFAULT_TIER_MAP: Readonly<TierMap> = Object.freeze({
-  archive: frozen(["memory/archive/**"]),
+  // Consolidation reports (`memory/dreams/`) are history: searched on request, like the archive.
+  archive: frozen(["memory/archive/**", "memory/dreams/**"]),
   short: frozen(["memory/*.md", "memory/short-term/**"]),
   mid: frozen(["memory/mid-term/**"]),
   long: frozen(["MEMORY.md", "memory/long-term/**"]),

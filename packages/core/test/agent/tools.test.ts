@@ -27,6 +27,9 @@ describe("tool definitions", () => {
       "memory_search",
       "memory_get",
       "memory_write",
+      "memory_forget",
+      "memory_update",
+      "memory_consolidate",
     ]);
     for (const def of MEMORY_TOOL_DEFINITIONS) {
       expect(def.parameters.type).toBe("object");
@@ -56,7 +59,8 @@ describe("tool definitions", () => {
     });
     for (const def of MEMORY_TOOL_DEFINITIONS) {
       expect(def.title).toMatch(/^[A-Z]/);
-      expect(def.annotations.openWorldHint).toBe(false);
+      // Only consolidation may send memory beyond the workspace (to a configured model).
+      expect(def.annotations.openWorldHint).toBe(def.name === "memory_consolidate");
       expect(def.outputSchema).toMatchObject({ type: "object", properties: expect.any(Object) });
       // No `$schema`, no engram-only keys (error wording stays out of the schema).
       expect(JSON.stringify(def)).not.toMatch(/\$schema|"expect"/);

@@ -21,6 +21,7 @@ describe("config", () => {
       enabled: true,
       candidates: 30,
       timeoutMs: 5000,
+      includePrivate: false,
       providers: {},
     });
     expect(() => resolveConfig({ search: { rerank: { provder: "http" } } } as never)).toThrow(

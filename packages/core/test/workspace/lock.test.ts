@@ -1,8 +1,10 @@
-import { readdir, rm } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   assertWorkspace,
+  type LockWait,
   lockDirPath,
   tryWorkspaceLock,
   withWorkspaceLock,
@@ -12,12 +14,17 @@ import { startWorker, tempDir } from "./helpers.js";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("workspace locks in one process", () => {
-  it("keeps lock folders under .engram/locks and removes them on release", async () => {
+  it("keeps lock folders and their holders under .engram/locks and removes them on release", async () => {
     const ws = await tempDir();
     await withWorkspaceLock(ws, "append:memory/2026-01-02.md", async () => {
-      const names = await readdir(path.join(ws, ".engram/locks"));
-      expect(names).toHaveLength(1);
+      const names = (await readdir(path.join(ws, ".engram/locks"))).sort();
+      expect(names).toHaveLength(2);
       expect(names[0]).toMatch(/^append_memory_2026-01-02\.md-[0-9a-f]+\.lock$/);
+      expect(names[1]).toBe(names[0]?.replace(/\.lock$/, ".owner.json"));
+      const holder = JSON.parse(
+        await readFile(path.join(ws, ".engram/locks", names[1] ?? ""), "utf8"),
+      );
+      expect(holder).toMatchObject({ pid: process.pid, host: hostname() });
     });
     expect(await readdir(path.join(ws, ".engram/locks"))).toEqual([]);
   });
@@ -144,6 +151,44 @@ describe("workspace locks across processes", () => {
       await withWorkspaceLock(ws, "sync", async () => "taken over", { timeoutMs: 15_000 }),
     ).toBe("taken over");
   });
+
+  it("waits for a stopped holder (SIGSTOP) instead of taking its lock, says so, and gets it after", async () => {
+    const ws = await tempDir();
+    const holder = startWorker("lock-holder", [ws, "sync", "2000"]);
+    await holder.waitFor("locked");
+    const pid = holder.child.pid;
+    holder.child.kill("SIGSTOP");
+    await sleep(6_500); // past the 5 s stale threshold: the stopped holder cannot refresh its lock
+    // Before: the lock was taken from under the stopped holder here (issue 20, item 18).
+    expect(await tryWorkspaceLock(ws, "sync")).toBeNull();
+    const waits: LockWait[] = [];
+    const error = await withWorkspaceLock(ws, "sync", async () => 1, {
+      timeoutMs: 1_500,
+      onWait: (wait) => waits.push(wait),
+    }).catch((e) => e);
+    expect(error).toMatchObject({
+      code: "LOCK_TIMEOUT",
+      message: expect.stringContaining(`held by engram process ${pid} (stopped)`),
+      hint: expect.stringContaining(`kill -CONT ${pid}`),
+    });
+    expect(waits).toEqual([
+      {
+        name: "sync",
+        holder: expect.objectContaining({ pid }),
+        state: "stopped",
+        timeoutMs: 1_500,
+      },
+    ]);
+
+    const after = withWorkspaceLock(ws, "sync", async () => "after the holder", {
+      timeoutMs: 30_000,
+    });
+    holder.child.kill("SIGCONT");
+    expect(await after).toBe("after the holder");
+    const { stdout, stderr } = await holder.exited;
+    expect(stdout).toContain("released"); // it finished holding the lock it never lost
+    expect(stderr).not.toMatch(/COMPROMISED|lost the/);
+  }, 30_000);
 
   it("a live holder keeps its lock past the stale threshold", async () => {
     const ws = await tempDir();

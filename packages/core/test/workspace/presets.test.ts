@@ -75,7 +75,7 @@ describe("layout presets", () => {
       short: ["memory/logs/**"],
       mid: ["memory/projects/**"],
       long: ["memory/long-term.md"],
-      archive: ["memory/archive/**"],
+      archive: ["memory/archive/**", "memory/dreams/**"],
     });
     expect(logs.personalFiles).toEqual([
       "MEMORY.md",

@@ -1,0 +1,103 @@
+import { closeSync, openSync, readdirSync, readSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type Database from "better-sqlite3";
+import { isSqliteError } from "./errors.js";
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_MAGIC = "SQLite format 3\0";
+/** Damaged copies kept beside the index (older ones are removed). */
+const KEEP_DAMAGED = 2;
+
+/** Damage found by a check rather than by a failing statement (e.g. {@link quickCheck}). */
+export class IndexDamage extends Error {
+  override readonly name = "IndexDamage";
+}
+
+/** True for SQLite errors that mean the file is damaged or is not a database at all. */
+export function isDamage(error: unknown): boolean {
+  if (error instanceof IndexDamage) return true;
+  if (!isSqliteError(error)) return false;
+  const code = error.code ?? "";
+  return code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB";
+}
+
+/** What a damage error says, e.g. `database disk image is malformed (SQLITE_CORRUPT)`. */
+export function damageReason(error: unknown): string {
+  const code = isSqliteError(error) ? error.code : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return code ? `${message} (${code})` : message;
+}
+
+/**
+ * SQLite's `quick_check` (every page and index entry is readable and well-formed; O(N), without
+ * the cross-checks of `integrity_check`). Returns null when it passes, else its first complaint.
+ */
+export function quickCheck(db: Database.Database): string | null {
+  const rows = db.pragma("quick_check(3)") as Array<{ quick_check: string }>;
+  const first = rows[0]?.quick_check;
+  return first === undefined || first === "ok" ? null : `quick_check: ${first}`;
+}
+
+/**
+ * Whether engram may move the file at `path` aside on its own: it is engram's (inside an
+ * `.engram` folder) or at least a SQLite database (its header says so). Anything else at a
+ * configured path is left alone and reported, never moved.
+ */
+export function mayReplace(path: string): boolean {
+  if (basename(dirname(path)) === ".engram") return true;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = Buffer.alloc(SQLITE_MAGIC.length);
+    readSync(fd, head, 0, head.length, 0);
+    return head.toString("latin1") === SQLITE_MAGIC;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Move the database at `path` (with its `-wal`) aside to `<name>.damaged-<time>`, drop its
+ * `-shm`, and keep only the newest {@link KEEP_DAMAGED} damaged copies. Returns the new path, or
+ * undefined when there was no file to move.
+ */
+export function moveAside(path: string, now = new Date()): string | undefined {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  const target = `${path}.damaged-${stamp}`;
+  try {
+    renameSync(path, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  for (const suffix of ["-wal", "-journal"]) {
+    try {
+      renameSync(`${path}${suffix}`, `${target}${suffix}`);
+    } catch {
+      // none
+    }
+  }
+  rmSync(`${path}-shm`, { force: true });
+  pruneDamaged(path);
+  return target;
+}
+
+function pruneDamaged(path: string): void {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.damaged-`;
+  const copies = readdirSync(dir)
+    .filter(
+      (name) => name.startsWith(prefix) && !name.endsWith("-wal") && !name.endsWith("-journal"),
+    )
+    .sort()
+    .reverse();
+  for (const old of copies.slice(KEEP_DAMAGED)) {
+    for (const suffix of ["", "-wal", "-journal"])
+      rmSync(join(dir, `${old}${suffix}`), { force: true });
+  }
+}
