@@ -14,7 +14,8 @@ export interface SkippedTest {
  * says it (`describe.skip("… — SKIPPED: set QDRANT_URL to run")`), else the skip's kind.
  */
 function reasonOf(test: TestCase): string {
-  const note = test.result().note;
+  const result = test.result();
+  const note = result.state === "skipped" ? result.note : undefined;
   if (note) return note;
   const names: string[] = [test.name];
   for (let parent = test.parent; parent.type === "suite"; parent = parent.parent) {
