@@ -95,6 +95,9 @@ export function registerPages(app: Hono<UiEnv>, ctx: UiContext): void {
           edit: c.req.query("edit") === "1",
           curate,
         }),
+        // A page with forget/edit forms only says that memory changed: swapping it in place
+        // would replace a form the person is filling in.
+        { live: curate ? "notice" : "swap" },
       );
     } catch (error) {
       return fail(c, "File", error);
