@@ -1,6 +1,6 @@
 import { EngramError } from "@engram/core/driver";
 
-/** Options of {@link createMemoryStore}. */
+/** Options of {@link createInMemoryStore}. */
 export interface MemoryStoreOptions {
   /**
    * JSON Lines snapshot file. When set, `init()` loads it if present, `close()` saves a final one,
@@ -20,7 +20,7 @@ export interface MemoryStoreOptions {
   onSnapshotError?: (error: EngramError) => void;
 }
 
-/** Options of {@link memoryStore}, the factory core uses. */
+/** Options of {@link inMemoryStore}, the factory core uses. */
 export interface MemoryStoreFactoryOptions extends MemoryStoreOptions {
   /**
    * See {@link MemoryStoreOptions.snapshotPath}; a relative path resolves against the workspace
