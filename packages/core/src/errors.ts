@@ -72,7 +72,16 @@ export class EngramError extends Error {
   }
 }
 
-/** True when `error` is an {@link EngramError}, optionally with the given code. */
+/**
+ * True when `error` is an {@link EngramError}, optionally with the given code. Checked by shape (an
+ * `Error` with a string `code` and `describe()`), not by `instanceof` alone, so an error thrown by
+ * another installed copy of `@engram/core` (a driver's) is still recognised.
+ */
 export function isEngramError(error: unknown, code?: EngramErrorCode): error is EngramError {
-  return error instanceof EngramError && (code === undefined || error.code === code);
+  const engram =
+    error instanceof EngramError ||
+    (error instanceof Error &&
+      typeof (error as { code?: unknown }).code === "string" &&
+      typeof (error as { describe?: unknown }).describe === "function");
+  return engram && (code === undefined || (error as EngramError).code === code);
 }

@@ -26,7 +26,7 @@ import { IDENTITY_META_KEY, parseIdentity } from "./embedding/identity.js";
 import { indexProvider, missingProviderReason } from "./embedding/index-provider.js";
 import type { ResilientEmbedder } from "./embedding/resilient.js";
 import { type ProviderRegistry, selectEmbedders } from "./embedding/select.js";
-import { EngramError } from "./errors.js";
+import { EngramError, isEngramError } from "./errors.js";
 import type { ApplyResult } from "./lifecycle/apply.js";
 import { RecallLog } from "./lifecycle/recall.js";
 import { buildStatus, type MemoryStatus } from "./memory-status.js";
@@ -444,7 +444,7 @@ export class Memory {
     if (this.#dirty.size) {
       await this.sync({ paths: this.#dirty.paths(), lockTimeoutMs: OWN_WRITES_WAIT_MS }).catch(
         (error: unknown) => {
-          if (!(error instanceof EngramError && error.code === "LOCK_TIMEOUT")) throw error;
+          if (!isEngramError(error, "LOCK_TIMEOUT")) throw error;
         },
       );
     }

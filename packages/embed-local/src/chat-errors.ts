@@ -1,4 +1,10 @@
-import { EngramError, ModelError, type ModelFailure, providerFailureOf } from "@engram/core";
+import {
+  EngramError,
+  isEngramError,
+  ModelError,
+  type ModelFailure,
+  providerFailureOf,
+} from "@engram/core";
 import { PROVIDER_ID } from "./errors.js";
 
 /** A {@link ModelError} of the local provider. */
@@ -16,7 +22,7 @@ export function localModelError(
  */
 export function asModelError(error: unknown): unknown {
   const failure = providerFailureOf(error);
-  if (failure?.service !== "embedding" || !(error instanceof EngramError)) return error;
+  if (failure?.service !== "embedding" || !isEngramError(error)) return error;
   const message = error.message.replace(new RegExp(`^${PROVIDER_ID}: `), "");
   return localModelError(failure.kind, message.replace(/embedding model/g, "model"), {
     ...(error.hint ? { hint: error.hint.replace(/embedding model/g, "chat model") } : {}),

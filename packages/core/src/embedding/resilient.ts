@@ -1,4 +1,4 @@
-import { EngramError } from "../errors.js";
+import { EngramError, isEngramError } from "../errors.js";
 import { CircuitBreaker, type CircuitPolicy, type CircuitState } from "./circuit-breaker.js";
 import type { Embedder } from "./embedder.js";
 import { providerFailureOf } from "./errors.js";
@@ -190,7 +190,7 @@ function queryRetry(policy: RetryPolicy): RetryPolicy {
 export function isProviderFailure(error: unknown): boolean {
   return (
     providerFailureOf(error)?.service === "embedding" ||
-    (error instanceof EngramError &&
-      (error.code === "EMBEDDING_UNAVAILABLE" || error.code === "EMBEDDING_FAILED"))
+    isEngramError(error, "EMBEDDING_UNAVAILABLE") ||
+    isEngramError(error, "EMBEDDING_FAILED")
   );
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { EngramError } from "../errors.js";
+import { EngramError, isEngramError } from "../errors.js";
 import { writeFileAtomic } from "../workspace/atomic.js";
 import { INDEX_DIR } from "../workspace/layout.js";
 import { withWorkspaceLock } from "../workspace/lock.js";
@@ -119,7 +119,7 @@ async function rotateOne(
   try {
     file = await resolveMemoryPath(workspace, rel, { extraPaths: options.extraPaths ?? [] });
   } catch (error) {
-    if (error instanceof EngramError && error.code === "FILE_NOT_FOUND") return "gone";
+    if (isEngramError(error, "FILE_NOT_FOUND")) return "gone";
     throw error;
   }
   return withWorkspaceLock(workspace, fileLockName(file.path), async () => {

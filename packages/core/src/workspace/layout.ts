@@ -1,6 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { EngramError } from "../errors.js";
+import { EngramError, isEngramError } from "../errors.js";
 
 /** Curated long-term memory, at the workspace root. */
 export const MEMORY_FILE = "MEMORY.md";
@@ -80,7 +80,7 @@ export async function assertWorkspace(workspace: string): Promise<string> {
     }
     return await realpath(abs);
   } catch (error) {
-    if (error instanceof EngramError) throw error;
+    if (isEngramError(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const missing = code === "ENOENT" || code === "ENOTDIR";
     throw new EngramError(
