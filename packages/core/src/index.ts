@@ -9,7 +9,10 @@ export * from "./audit/index.js";
 export * from "./chunking/index.js";
 export * from "./config/index.js";
 export * from "./consolidation/index.js";
-export * from "./driver/index.js";
+// The store contract's types (an app passes a store to createMemory); the driver kit itself is
+// `@engram/core/driver`.
+export type * from "./driver/contract.js";
+export type * from "./driver/records.js";
 export * from "./embedding/index.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "./errors.js";
 export * from "./lifecycle/index.js";

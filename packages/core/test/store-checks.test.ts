@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertUniqueChunkIds } from "../src/index.js";
+import { assertUniqueChunkIds } from "../src/driver/index.js";
 import { storeUpsert } from "../src/testing/index.js";
 
 describe("assertUniqueChunkIds", () => {

@@ -1,4 +1,4 @@
-import { EngramError, isEngramError } from "@engram/core";
+import { EngramError, isEngramError } from "@engram/core/driver";
 import type { Location } from "./location.js";
 
 /** The fix for a damaged or unreadable index: it is a cache of the Markdown files. */

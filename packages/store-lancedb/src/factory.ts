@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { checkStoreOptions, type StoreFactory } from "@engram/core";
+import { checkStoreOptions, type StoreFactory } from "@engram/core/driver";
 import { LanceDbStore } from "./lancedb-store.js";
 import { parseLocation } from "./location.js";
 import {

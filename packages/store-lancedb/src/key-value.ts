@@ -1,4 +1,4 @@
-import type { KeyValueStore } from "@engram/core";
+import type { KeyValueStore } from "@engram/core/driver";
 import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import { keyValueSchema } from "./schema.js";
 import { isIn, literal } from "./sql.js";

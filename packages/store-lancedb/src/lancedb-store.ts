@@ -15,7 +15,7 @@ import {
   type StoreStats,
   storeClosedError,
   storeNotInitialisedError,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { type Connection, connect, type Table } from "@lancedb/lancedb";
 import { guarded, rebuildHint } from "./errors.js";
 import { ensureFulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";

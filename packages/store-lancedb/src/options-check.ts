@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import { parseLocation } from "./location.js";
 import {
   DEFAULT_FULLTEXT_STALE_FRACTION,

@@ -1,4 +1,4 @@
-import { completeTopK } from "@engram/core";
+import { completeTopK } from "@engram/core/driver";
 import { type ChunkRow, compareLocation } from "./rows.js";
 
 /** A chunk row with its score (higher is better). */

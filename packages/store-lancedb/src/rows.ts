@@ -5,7 +5,7 @@ import {
   type FileRecord,
   type StoredChunk,
   type Tier,
-} from "@engram/core";
+} from "@engram/core/driver";
 
 /** A `files` row as read from or written to LanceDB (a type alias, so LanceDB takes it as a record). */
 export type FileRow = {

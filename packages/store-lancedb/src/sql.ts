@@ -1,4 +1,4 @@
-import type { SearchFilter } from "@engram/core";
+import type { SearchFilter } from "@engram/core/driver";
 
 /**
  * SQL text for LanceDB `where` clauses (DataFusion dialect). Values are inlined as literals because

@@ -1,4 +1,4 @@
-import type { SearchFilter } from "@engram/core";
+import type { SearchFilter } from "@engram/core/driver";
 import { Index, type Table } from "@lancedb/lancedb";
 import { type Scored, topK } from "./ranking.js";
 import type { ChunkRow } from "./rows.js";

@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { MemoryStore } from "@engram/core";
+import type { MemoryStore } from "@engram/core/driver";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_FOLDER_NAME, LanceDbStore, lancedbStore } from "../src/index.js";
 import { upsert, useTempStores } from "./helpers.js";

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type EngramError, isEngramError } from "@engram/core";
+import { type EngramError, isEngramError } from "@engram/core/driver";
 import { connect } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { describe, expect, it } from "vitest";

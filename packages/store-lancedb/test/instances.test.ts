@@ -1,4 +1,4 @@
-import { EmbeddingCache } from "@engram/core";
+import { EmbeddingCache } from "@engram/core/driver";
 import { connect } from "@lancedb/lancedb";
 import { describe, expect, it } from "vitest";
 import { upsert, useTempStores } from "./helpers.js";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { EngramError } from "@engram/core";
+import type { EngramError } from "@engram/core/driver";
 import { EmbeddingCache, type KeyValueStore } from "@engram/core/driver";
 import { describe, expect, it, vi } from "vitest";
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from "../src/index.js";

@@ -6,7 +6,7 @@ import {
   isEngramError,
   type RetryPolicy,
   withRetry,
-} from "@engram/core";
+} from "@engram/core/driver";
 
 /** Provider name on the retryable errors handed to core's `withRetry`. */
 const PROVIDER = "qdrant";

@@ -1,4 +1,4 @@
-import { checkStoreOptions, type StoreFactory } from "@engram/core";
+import { checkStoreOptions, type StoreFactory } from "@engram/core/driver";
 import { defaultCollectionName } from "./naming.js";
 import type { QdrantStoreFactoryOptions, QdrantStoreOptions } from "./options.js";
 import type { QdrantEnv } from "./options-check.js";

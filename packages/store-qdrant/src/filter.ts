@@ -1,4 +1,4 @@
-import type { SearchFilter, Source } from "@engram/core";
+import type { SearchFilter, Source } from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { prefixKey } from "./path-prefix.js";
 import { CHUNK_FIELDS, RECORD_FIELDS, type RecordKind } from "./schema.js";

@@ -1,4 +1,4 @@
-import type { KeyValueStore } from "@engram/core";
+import type { KeyValueStore } from "@engram/core/driver";
 import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
 import { recordsOfKind } from "./filter.js";
 import { recordPointId } from "./ids.js";

@@ -1,4 +1,4 @@
-import { CHARACTER_TERM_WEIGHT, EngramError } from "@engram/core";
+import { CHARACTER_TERM_WEIGHT, EngramError } from "@engram/core/driver";
 import type { Bm25Params } from "./options.js";
 import { LAYOUT_VERSION } from "./schema.js";
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { EngramError, sha256Hex } from "@engram/core";
+import { EngramError, sha256Hex } from "@engram/core/driver";
 
 /** Qdrant collection names this store accepts: safe in a URL path on every Qdrant version. */
 const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,200}$/;

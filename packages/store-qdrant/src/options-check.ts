@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY, EngramError, type RetryPolicy } from "@engram/core";
+import { DEFAULT_RETRY, EngramError, type RetryPolicy } from "@engram/core/driver";
 import { assertCollectionName } from "./naming.js";
 import {
   type Bm25Params,

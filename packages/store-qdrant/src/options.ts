@@ -1,4 +1,4 @@
-import type { RetryPolicy } from "@engram/core";
+import type { RetryPolicy } from "@engram/core/driver";
 
 /** BM25 parameters used to weight a chunk's terms (see `sparse.ts`). */
 export interface Bm25Params {

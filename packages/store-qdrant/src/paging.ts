@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
 
 /** A point id, or a scroll cursor (Qdrant's `next_page_offset`). */

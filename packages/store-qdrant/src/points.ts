@@ -4,7 +4,7 @@ import {
   type FileRecord,
   type StoredChunk,
   type Tier,
-} from "@engram/core";
+} from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { chunkPointId, recordPointId } from "./ids.js";
 import type { Bm25Params } from "./options.js";

@@ -16,7 +16,7 @@ import {
   type StoreStats,
   storeClosedError,
   storeNotInitialisedError,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { type Caller, createCollection, dropCollection, ensureCollection } from "./collections.js";
 import { call } from "./errors.js";

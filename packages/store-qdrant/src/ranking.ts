@@ -1,4 +1,4 @@
-import { type ChunkLocation, compareChunkOrder, completeTopK, type StoreHit } from "@engram/core";
+import { type ChunkLocation, compareChunkOrder, completeTopK, type StoreHit } from "@engram/core/driver";
 
 /** Best score first, then the contract's tie order (path, start line, end line, id). */
 export function byScoreThenLocation(a: StoreHit, b: StoreHit): number {

@@ -1,4 +1,4 @@
-import { termFrequencyWeight } from "@engram/core";
+import { termFrequencyWeight } from "@engram/core/driver";
 import { murmur3 } from "./murmur3.js";
 import type { Bm25Params } from "./options.js";
 

@@ -1,4 +1,4 @@
-import type { ChunkRecord, FileRecord, StoreBatch } from "@engram/core";
+import type { ChunkRecord, FileRecord, StoreBatch } from "@engram/core/driver";
 import { chunkPointId } from "./ids.js";
 
 /** One file's upsert. */

@@ -1,4 +1,4 @@
-import { EngramError, isEmbeddingError } from "@engram/core";
+import { EngramError, isEmbeddingError } from "@engram/core/driver";
 import {
   QdrantClientResourceExhaustedError,
   QdrantClientTimeoutError,

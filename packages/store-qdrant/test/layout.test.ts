@@ -1,4 +1,4 @@
-import { CHARACTER_TERM_WEIGHT } from "@engram/core";
+import { CHARACTER_TERM_WEIGHT } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { checkLayout, layoutValue } from "../src/layout.js";
 import { DEFAULT_BM25 } from "../src/options.js";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import {
   type createQdrantStore,

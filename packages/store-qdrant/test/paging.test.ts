@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { type Page, type PointId, scrollAll } from "../src/paging.js";
 

@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import { storeUpsert } from "@engram/core/testing";
 import { describe, expect, it } from "vitest";
 import { chunkPointId, recordPointId, uuidFor } from "../src/ids.js";

@@ -1,4 +1,4 @@
-import type { StoreHit } from "@engram/core";
+import type { StoreHit } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { topK } from "../src/ranking.js";
 

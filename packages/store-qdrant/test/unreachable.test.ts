@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { createQdrantStore } from "../src/index.js";
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 

@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import Database from "better-sqlite3";
 
 /** What the store was doing, for the error message. */

@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { checkStoreOptions, type MemoryStore, type StoreFactory } from "@engram/core";
+import { checkStoreOptions, type MemoryStore, type StoreFactory } from "@engram/core/driver";
 import { isInMemory } from "./connection.js";
 import {
   DEFAULT_FILE_NAME,

@@ -1,4 +1,4 @@
-import type { SearchFilter } from "@engram/core";
+import type { SearchFilter } from "@engram/core/driver";
 
 /** A piece of SQL with its positional parameters. */
 export interface SqlFragment {

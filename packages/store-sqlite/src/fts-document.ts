@@ -1,4 +1,4 @@
-import { CHARACTER_TERM_WEIGHT, isCharacterTerm } from "@engram/core";
+import { CHARACTER_TERM_WEIGHT, isCharacterTerm } from "@engram/core/driver";
 import { TermCountReader } from "./term-counts.js";
 
 /**

@@ -5,7 +5,7 @@ import {
   type Filterable,
   type SearchFilter,
   termFrequencyWeight,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { filterConditions } from "./filters.js";
 import { BACKGROUND_LOAD_ROWS, type CopyLoad, FollowedCopy } from "./followed-copy.js";
 import { BM25_WEIGHTS, countsDocument, termsDocument } from "./fts-document.js";

@@ -1,4 +1,4 @@
-import type { KeyValueStore } from "@engram/core";
+import type { KeyValueStore } from "@engram/core/driver";
 import type { StatementCache } from "./statements.js";
 
 /** Runs `fn` against the open connection, turning SQLite failures into EngramErrors. */

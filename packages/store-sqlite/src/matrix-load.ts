@@ -1,4 +1,4 @@
-import type { Filterable } from "@engram/core";
+import type { Filterable } from "@engram/core/driver";
 import { keysetPages } from "./keyset-pages.js";
 import { readChunkLabels, rowidIndex } from "./rows.js";
 import { PLAIN_VECTORS_TABLE } from "./schema.js";

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { holderState, type LockHolder, thisProcess } from "@engram/core";
+import { holderState, type LockHolder, thisProcess } from "@engram/core/driver";
 
 /**
  * Every process that has the index open leaves a mark in `<index>.open/` and removes it when it

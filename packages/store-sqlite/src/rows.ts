@@ -1,4 +1,4 @@
-import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core";
+import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core/driver";
 import { SlotLabels } from "./slot-labels.js";
 import type { StatementCache } from "./statements.js";
 

@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import type { Database } from "better-sqlite3";
 import { rebuildHint } from "./errors.js";
 import { rebuildFullText } from "./fulltext-upgrade.js";

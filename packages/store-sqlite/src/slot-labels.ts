@@ -1,4 +1,4 @@
-import type { Filterable } from "@engram/core";
+import type { Filterable } from "@engram/core/driver";
 
 /**
  * The path, tier and source of each slot of an in-memory copy, as small codes (a byte per label,

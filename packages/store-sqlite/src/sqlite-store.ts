@@ -20,7 +20,7 @@ import {
   type StoreStats,
   storeClosedError,
   storeNotInitialisedError,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { isInMemory, openConnection } from "./connection.js";
 import {
   damageReason,

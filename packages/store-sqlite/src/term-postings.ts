@@ -1,4 +1,4 @@
-import type { ChunkPredicate, Filterable } from "@engram/core";
+import type { ChunkPredicate, Filterable } from "@engram/core/driver";
 import { KNearest } from "./k-nearest.js";
 import type { ChunkLabels } from "./rows.js";
 import { resized, SlotLabels } from "./slot-labels.js";

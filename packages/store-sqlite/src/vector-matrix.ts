@@ -1,4 +1,4 @@
-import type { ChunkPredicate, Filterable } from "@engram/core";
+import type { ChunkPredicate, Filterable } from "@engram/core/driver";
 import { KNearest } from "./k-nearest.js";
 import { cosineDistance, KERNEL_SLACK, quantize } from "./quantize.js";
 import type { SimdScan } from "./simd-scan.js";

@@ -1,4 +1,4 @@
-import { compileFilter, type Filterable, type SearchFilter } from "@engram/core";
+import { compileFilter, type Filterable, type SearchFilter } from "@engram/core/driver";
 import { filterConditions, hasPathPrefix } from "./filters.js";
 import { BACKGROUND_LOAD_ROWS, FollowedCopy } from "./followed-copy.js";
 import { readMatrix } from "./matrix-load.js";

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { isEngramError } from "@engram/core";
+import { isEngramError } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { upsert, useTempStores } from "./helpers.js";

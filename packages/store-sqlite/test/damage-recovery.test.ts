@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { mkdir, open, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type MemoryStore, parseRecoveries, RECOVERY_META_KEY } from "@engram/core";
+import { type MemoryStore, parseRecoveries, RECOVERY_META_KEY } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { upsert, useTempStores } from "./helpers.js";
 

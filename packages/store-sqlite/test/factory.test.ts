@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { MemoryStore } from "@engram/core";
+import type { MemoryStore } from "@engram/core/driver";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_FILE_NAME, sqliteStore } from "../src/index.js";
 import { upsert, useTempStores } from "./helpers.js";

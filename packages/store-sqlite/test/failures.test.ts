@@ -1,6 +1,6 @@
 import { mkdir, open, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type EngramError, isEngramError } from "@engram/core";
+import { type EngramError, isEngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { upsert, useTempStores } from "./helpers.js";
 

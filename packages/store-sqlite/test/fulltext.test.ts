@@ -1,4 +1,4 @@
-import type { StoreHit } from "@engram/core";
+import type { StoreHit } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { matchExpression } from "../src/fulltext.js";
 import { upsert, useTempStores } from "./helpers.js";

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MemoryStore, SearchFilter, StoreHit } from "@engram/core";
+import type { MemoryStore, SearchFilter, StoreHit } from "@engram/core/driver";
 import { afterEach } from "vitest";
 import { createSqliteStore, type SqliteStoreOptions } from "../src/index.js";
 

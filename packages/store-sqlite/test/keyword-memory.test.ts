@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { MemoryStore, StoreBatch } from "@engram/core";
+import type { MemoryStore, StoreBatch } from "@engram/core/driver";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";

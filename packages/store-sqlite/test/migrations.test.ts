@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { EmbeddingCache, isEngramError } from "@engram/core";
+import { EmbeddingCache, isEngramError } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { MemoryStore } from "@engram/core";
+import type { MemoryStore } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CHUNK_TERMS_TABLE, migrate, TERM_IDS_TABLE } from "../src/schema.js";

@@ -1,4 +1,4 @@
-import type { Filterable } from "@engram/core";
+import type { Filterable } from "@engram/core/driver";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";

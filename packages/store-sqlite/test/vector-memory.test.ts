@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { MemoryStore, StoreBatch } from "@engram/core";
+import type { MemoryStore, StoreBatch } from "@engram/core/driver";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";

@@ -1,4 +1,10 @@
 export { bytesToVector, EmbeddingCache, vectorToBytes } from "../embedding/cache.js";
+export {
+  EmbeddingError,
+  embeddingErrorFromHttp,
+  isEmbeddingError,
+} from "../embedding/errors.js";
+export { DEFAULT_RETRY, type RetryPolicy, withRetry } from "../embedding/retry.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "../errors.js";
 export {
   BM25,
@@ -22,7 +28,14 @@ export {
   isCharacterTerm,
   termFrequencyWeight,
 } from "../text/character-terms.js";
+export { sha256Hex } from "../text/hash.js";
 export { isTier, TIERS, type Tier } from "../tier.js";
+export {
+  type HolderState,
+  holderState,
+  type LockHolder,
+  thisProcess,
+} from "../workspace/lock-holder.js";
 export {
   assertChunksFit,
   assertQueryDims,
