@@ -6,8 +6,9 @@ import type { PayloadIndex } from "./schema.js";
 export type Caller = <T>(action: string, fn: (client: QdrantClient) => Promise<T>) => Promise<T>;
 
 /**
- * The collection's info, creating it (with its payload indexes) when missing. Another process
- * creating it at the same moment is fine: a 409 means it exists now.
+ * The collection's info, creating it (with its payload indexes) when missing, and the payload
+ * indexes a collection written by an older version lacks. Another process creating it at the
+ * same moment is fine: a 409 means it exists now.
  */
 export async function ensureCollection(
   call: Caller,
@@ -17,7 +18,23 @@ export async function ensureCollection(
 ): Promise<Schemas["CollectionInfo"]> {
   const { exists } = await call("open the index", (client) => client.collectionExists(name));
   if (!exists) await createCollection(call, name, config, indexes);
-  return call("open the index", (client) => client.getCollection(name));
+  const info = await call("open the index", (client) => client.getCollection(name));
+  const missing = missingIndexes(info, indexes);
+  for (const index of missing) {
+    await call("create the index", (client) =>
+      client.createPayloadIndex(name, { wait: true, ...index }),
+    );
+  }
+  return missing.length ? call("open the index", (client) => client.getCollection(name)) : info;
+}
+
+/** The payload indexes of `indexes` the collection does not have. */
+export function missingIndexes(
+  info: Pick<Schemas["CollectionInfo"], "payload_schema">,
+  indexes: readonly PayloadIndex[],
+): PayloadIndex[] {
+  const have = new Set(Object.keys(info.payload_schema ?? {}));
+  return indexes.filter((index) => !have.has(index.field_name));
 }
 
 /** Create a collection (an existing one is left as is) and its payload indexes. */

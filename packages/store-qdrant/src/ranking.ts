@@ -1,4 +1,9 @@
-import { type ChunkLocation, compareChunkOrder, completeTopK, type StoreHit } from "@engram/core/driver";
+import {
+  type ChunkLocation,
+  compareChunkOrder,
+  completeTopK,
+  type StoreHit,
+} from "@engram/core/driver";
 
 /** Best score first, then the contract's tie order (path, start line, end line, id). */
 export function byScoreThenLocation(a: StoreHit, b: StoreHit): number {

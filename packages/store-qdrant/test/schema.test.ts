@@ -1,6 +1,7 @@
 import type { Schemas } from "@qdrant/js-client-rest";
 import { describe, expect, it } from "vitest";
-import { chunkCollectionConfig, chunkCollectionShape } from "../src/schema.js";
+import { missingIndexes } from "../src/collections.js";
+import { chunkCollectionConfig, chunkCollectionShape, RECORD_INDEXES } from "../src/schema.js";
 
 /** Collection info as Qdrant reports it, with only the parts the store reads. */
 const info = (params: Partial<Schemas["CollectionParams"]>) =>
@@ -47,5 +48,21 @@ describe("chunk collection config", () => {
       'sparse vector "bm25" lacks the idf modifier',
       "dense vector distance Dot, not Cosine",
     ]);
+  });
+});
+
+describe("records collection indexes", () => {
+  it("a collection from layout 1 gets the key_folders index it lacks, and nothing else", () => {
+    const layout1 = {
+      payload_schema: {
+        kind: { data_type: "keyword" },
+        source: { data_type: "keyword" },
+        last_used: { data_type: "integer" },
+      },
+    } as unknown as Schemas["CollectionInfo"];
+    expect(missingIndexes(layout1, RECORD_INDEXES)).toEqual([
+      { field_name: "key_folders", field_schema: "keyword" },
+    ]);
+    expect(missingIndexes({ payload_schema: {} }, RECORD_INDEXES)).toHaveLength(3);
   });
 });
