@@ -63,6 +63,34 @@ export function keyValueSection(name: string, h: Harness): void {
       expect(await kv.count("")).toBe(0);
     });
 
+    it("counts and deletes by prefixes ending in any character (Chinese, U+10FFFF, emoji)", async (context) => {
+      const kv = await keyValueOf(h, context, name);
+      const top = String.fromCodePoint(0x10ffff);
+      const keys = [
+        "记忆/1",
+        "记忆/2",
+        "记忆力",
+        "记",
+        "x😀1",
+        "x😀2",
+        "x😁",
+        `y${top}1`,
+        `y${top}`,
+        "z",
+      ];
+      await kv.set(keys.map((key) => [key, bytes(1)] as const));
+      expect(await kv.count("记忆/")).toBe(2);
+      expect(await kv.count("记忆")).toBe(3);
+      expect(await kv.count("记")).toBe(4);
+      expect(await kv.count("x😀")).toBe(2);
+      expect(await kv.count(`y${top}`)).toBe(2);
+      expect(await kv.deletePrefix(`y${top}`)).toBe(2);
+      expect(await kv.deletePrefix("记忆")).toBe(3);
+      expect([...(await kv.get(keys)).keys()].sort()).toEqual(
+        ["x😀1", "x😀2", "x😁", "z", "记"].sort(),
+      );
+    });
+
     it("holds core's embedding cache (vectors round-trip exactly)", async (context) => {
       const cache = new EmbeddingCache(await keyValueOf(h, context, name));
       const vector = Float32Array.from([0.1, -0.2, 3e-8, Number.MAX_VALUE / 1e300]);
