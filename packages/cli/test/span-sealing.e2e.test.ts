@@ -118,6 +118,49 @@ describe("engram seal --spans / unseal --spans", () => {
     }
   });
 
+  it("memory_get in the main scope opens sealed spans with the key, shows [sealed] without it", async () => {
+    const ws = await tempDir("engram-span-tools-");
+    const { createMemory, createMemoryTools } = await import("@engram/core");
+    const { sqliteStore } = await import("@engram/store-sqlite");
+    try {
+      await writeFiles(ws, { [LOG]: ORIGINAL });
+      expect((await engram(["seal", "--spans", LOG, "-w", ws], withKey(keyA))).code).toBe(0);
+      const slices: Record<string, { text: string; withheld?: string; startLine: number }> = {};
+      for (const [name, env] of [
+        ["keyed", { ENGRAM_KEY_FILE: keyA }],
+        ["wrong", { ENGRAM_KEY_FILE: keyB }],
+        ["blind", {}],
+      ] as const) {
+        const memory = await createMemory({ workspace: ws, store: sqliteStore(), env });
+        try {
+          const tools = createMemoryTools(memory);
+          slices[name] = await tools.call("memory_get", { path: LOG, from: 3, lines: 6 });
+          const group = createMemoryTools(memory, { scope: "group" });
+          const shared = await group.call("memory_get", { path: LOG, from: 3, lines: 1 });
+          expect(shared.text).toBe(
+            "Pollen season starts; the gate code is [private] for the garden.",
+          );
+        } finally {
+          await memory.close();
+        }
+      }
+      // Lines keep their numbers: lines 3-8 of the sealed file are lines 3-8 of the original.
+      expect(slices.keyed?.text).toBe(
+        ORIGINAL.replace(/\r/g, "").split("\n").slice(2, 8).join("\n"),
+      );
+      expect(slices.keyed?.withheld).toBeUndefined();
+      for (const name of ["wrong", "blind"]) {
+        expect(slices[name]?.text).not.toContain(MARKER);
+        expect(slices[name]?.text).toContain(
+          "the gate code is <!-- engram:private sealed -->[sealed]<!-- /engram:private --> for",
+        );
+        expect(slices[name]?.withheld).toMatch(/^sealed private spans: /);
+      }
+    } finally {
+      await removeDir(ws);
+    }
+  });
+
   it("sealing spans that were indexed in plain takes their text out of the index file", async () => {
     const ws = await tempDir("engram-span-indexed-");
     try {
