@@ -11,7 +11,7 @@ import { parseSealed, sealedPlaceholder } from "./format.js";
 import type { SealKey } from "./keys.js";
 import { fileLockName } from "./seal-file.js";
 import { listFilesWithSeals } from "./sealed-files.js";
-import { hasSealedSpans, resealSpansText } from "./spans.js";
+import { hasSealedSpans, resealSpansText, storedText } from "./spans.js";
 
 /**
  * `.engram/sealing/rotation.json`: written before the first file is re-sealed and removed after
@@ -138,11 +138,9 @@ async function rotateOne(
     if (!sealed) {
       // Private spans sealed in place: each moved to the new key (none left: unsealed meanwhile).
       if (!hasSealedSpans(text)) return "gone";
-      // readUtf8 drops a leading BOM from the text; the file keeps it.
-      const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? "\uFEFF" : "";
-      const moved = await resealSpansText(text, both, newKey, file.path);
+      const moved = await resealSpansText(storedText(text, bytes), both, newKey, file.path);
       if (!moved.changed) return "already";
-      await writeFileAtomic(file.absPath, Buffer.from(bom + moved.text, "utf8"));
+      await writeFileAtomic(file.absPath, Buffer.from(moved.text, "utf8"));
       return "rotated";
     }
     if (sealed.recipients.length === 1 && sealed.recipients[0] === newKey.recipient) {

@@ -6,7 +6,7 @@ import { resolveMemoryPath } from "../workspace/sandbox.js";
 import { parseSealed } from "./format.js";
 import type { SealKey } from "./keys.js";
 import { fileLockName, type SealFileOptions, type SealOutcome } from "./seal-file.js";
-import { type SpanChange, sealSpansText, unsealSpansText } from "./spans.js";
+import { type SpanChange, sealSpansText, storedText, unsealSpansText } from "./spans.js";
 
 /** What sealing or unsealing the private spans of one file did. */
 export interface SpanSealOutcome extends SealOutcome {
@@ -78,9 +78,7 @@ async function rewriteFile(
     });
     const unchanged = { path: file.path, changed: false, bytes: bytes.length, spans: 0 };
     if (parseSealed(decoded)) return { ...unchanged, wholeFileSealed: true };
-    // readUtf8 drops a leading BOM from the text; keep it, so the bytes round-trip exactly.
-    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? "\uFEFF" : "";
-    const text = bom + decoded;
+    const text = storedText(decoded, bytes);
     if (Buffer.compare(Buffer.from(text, "utf8"), bytes) !== 0) {
       throw new EngramError("INVALID_ENCODING", `${file.path} does not round-trip as UTF-8`, {
         hint: "nothing was changed; save the file as UTF-8",

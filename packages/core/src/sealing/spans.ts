@@ -54,6 +54,14 @@ export function maskSealedSpans(text: string, mark: string = SEALED_MARK): strin
   return out + text.slice(at);
 }
 
+/**
+ * The text of a file as stored: `readUtf8` drops a leading BOM from its text, so a file rewritten
+ * from that text would lose it; this puts it back.
+ */
+export function storedText(text: string, bytes: Uint8Array): string {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? `\uFEFF${text}` : text;
+}
+
 /** What changing the spans of one text did. */
 export interface SpanChange {
   /** The new text (the same string when nothing changed). */

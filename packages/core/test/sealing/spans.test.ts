@@ -188,7 +188,7 @@ describe("private spans sealed in place", () => {
     const rws = await mkdtemp(join(tmpdir(), "engram-span-rekey-"));
     try {
       const files = {
-        "memory/2026-04-01.md": ORIGINAL,
+        "memory/2026-04-01.md": `\uFEFF${ORIGINAL}`, // a BOM, kept through the rotation
         "memory/2026-04-02.md": `# 2026-04-02\n\nno spans here ${MARK}\n`,
         "MEMORY.md": `# Long-term\n\n- key <!-- engram:private -->${MARK}<!-- /engram:private -->\n`,
       };
