@@ -155,6 +155,33 @@ export async function resealSpansText(
   });
 }
 
+/**
+ * The sealed spans of `text` that `key` cannot open (all of them without a key; a damaged one
+ * counts as not opening). For the audit: it says which spans cannot be read, never what they hold.
+ */
+export async function sealedSpansKeyCannotOpen(
+  text: string,
+  key: SealKey | null,
+  what: string,
+): Promise<PrivateSpan[]> {
+  if (!hasSealedSpans(text)) return [];
+  const out: PrivateSpan[] = [];
+  for (const span of privateSpans(text)) {
+    if (!span.sealed) continue;
+    let opens = false;
+    if (key) {
+      try {
+        await decryptBytes(ageFileOf(text, span, what), key, what);
+        opens = true;
+      } catch {
+        // another key, or a damaged span: it cannot be read
+      }
+    }
+    if (!opens) out.push(span);
+  }
+  return out;
+}
+
 /** The original text of a sealed span. */
 async function openSpan(text: string, span: PrivateSpan, key: SealKey, what: string) {
   const where = `${what}:${span.startLine}`;

@@ -225,7 +225,7 @@ describe("private spans sealed in place", () => {
     }
   });
 
-  it("the audit reports neither sealed spans' ciphertext nor their (hidden) text", async () => {
+  it("the audit never flags sealed spans' ciphertext, and reports spans the key cannot open", async () => {
     const aws = await mkdtemp(join(tmpdir(), "engram-span-audit-"));
     try {
       const text = [
@@ -253,11 +253,28 @@ describe("private spans sealed in place", () => {
           },
           { now: new Date("2026-03-10T00:00:00Z") },
         );
-        // Only the unmarked SSN on line 7: the ciphertext on line 3 is no token, key or PII.
+        // Only the unmarked SSN on line 7 (and, without the key, the span it cannot read): the
+        // ciphertext on line 3 is no token, key or PII.
         expect(report.findings.map((f) => [f.kind, f.cite])).toEqual([
+          ...(key ? [] : [["sealed-key-missing", "memory/2026-03-05.md:3-6"]]),
           ["pii", "memory/2026-03-05.md:7"],
         ]);
       }
+      const other = await auditWorkspace(
+        {
+          workspace: aws,
+          config,
+          analyzer: createAnalyzer(config.analyzer),
+          tierOf: createTierResolver(DEFAULT_TIER_MAP),
+          key: keyB,
+        },
+        { now: new Date("2026-03-10T00:00:00Z") },
+      );
+      expect(other.findings[0]).toMatchObject({
+        kind: "sealed-key-missing",
+        action: "provide-key",
+        message: expect.stringContaining("another key"),
+      });
     } finally {
       await rm(aws, { recursive: true, force: true });
     }
