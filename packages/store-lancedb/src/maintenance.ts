@@ -106,8 +106,9 @@ export class Maintenance {
   }
 
   async #optimize(tables: Tables, role: Role): Promise<void> {
-    await tables[role].optimize({
-      cleanupOlderThan: new Date(Date.now() - this.policy.versionRetentionMs),
+    const table = tables[role];
+    await table.optimize({
+      cleanupOlderThan: await pruneCutoff(table, this.policy.versionRetentionMs),
     });
     this.#commits[role] = 0;
   }
@@ -121,4 +122,29 @@ export class Maintenance {
     if ((await chunks.countRows(`${column(VECTOR_COLUMN)} IS NOT NULL`)) < min) return;
     await createVectorIndex(chunks);
   }
+}
+
+/**
+ * The `cleanupOlderThan` date that prunes exactly the versions of `table` superseded more than
+ * `retentionMs` ago.
+ *
+ * LanceDB prunes by a version's own timestamp, but what a reader needs is the time a version
+ * stopped being the latest: a version written an hour ago and replaced a second ago may still be
+ * in use. A version is superseded when the next one is written, so every version older than the
+ * newest one written before `now − retentionMs` was superseded before that moment; that newest
+ * version's timestamp is the cutoff. With no retention, everything but the latest version goes.
+ */
+export async function pruneCutoff(
+  table: Table,
+  retentionMs: number,
+  now = Date.now(),
+): Promise<Date> {
+  if (retentionMs <= 0) return new Date(now);
+  const limit = now - retentionMs;
+  let cutoff = 0;
+  for (const { timestamp } of await table.listVersions()) {
+    const time = timestamp.getTime();
+    if (time <= limit && time > cutoff) cutoff = time;
+  }
+  return new Date(cutoff);
 }
