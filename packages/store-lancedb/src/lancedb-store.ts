@@ -292,6 +292,8 @@ export class LanceDbStore implements MemoryStore {
     const open = this.#open;
     this.#open = undefined;
     if (!open) return;
+    // Best effort: an index left behind is still correct, only slower to search.
+    await this.#maintenance.settle(open).catch(() => undefined);
     if (this.#maintenance.staleRows !== this.#savedStaleRows) {
       // Best effort: the count only decides when the next process rebuilds the full-text index.
       await upsertMeta(open.meta, STALE_META_KEY, String(this.#maintenance.staleRows)).catch(

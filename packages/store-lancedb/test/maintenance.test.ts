@@ -2,7 +2,12 @@ import { connect, MatchQuery, type Table } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { fulltextIndex, rebuildFulltextIndex } from "../src/fulltext.js";
-import { COMMITS_BEFORE_OPTIMIZE, pruneCutoff } from "../src/maintenance.js";
+import {
+  COMMITS_BEFORE_OPTIMIZE,
+  pruneCutoff,
+  SETTLE_ROWS_AT_CLOSE,
+  VECTOR_INDEX_ROWS_META_KEY,
+} from "../src/maintenance.js";
 import { resolveOptions } from "../src/options-check.js";
 import { TABLES } from "../src/schema.js";
 import { upsert, useTempStores } from "./helpers.js";
@@ -284,5 +289,54 @@ describe("vector index", () => {
       .sort((a, b) => b.score - a.score)
       .slice(0, 20);
     expect(mid.map((hit) => hit.chunk.path)).toEqual(oracle.map((o) => o.path));
+  }, 120_000);
+
+  it("is rebuilt as one segment once the vectors doubled since its last build", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, vectorIndexMinRows: 300, fulltextStaleFraction: 0 });
+    await store.reset({ dims: DIMS });
+    const batch = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, n) =>
+        upsert(`w/${String(from + n).padStart(4, "0")}.md`, [
+          [1, [`t${from + n}`], vector(from + n)],
+        ]),
+      );
+    const chunks = await temp.table(uri, "chunks");
+    const segments = async () => (await chunks.indexStats("vector_idx"))?.numIndices;
+    await store.write({ upserts: batch(0, 300) });
+    expect(await store.getMeta(VECTOR_INDEX_ROWS_META_KEY)).toBe("300");
+    await store.write({ upserts: batch(300, 400) }); // optimized: the new vectors, a segment apart
+    await store.write({ upserts: batch(400, 500) });
+    expect(await segments()).toBeGreaterThan(1);
+    await store.write({ upserts: batch(500, 600) }); // 600 = twice 300
+    expect(await segments()).toBe(1);
+    expect(await store.getMeta(VECTOR_INDEX_ROWS_META_KEY)).toBe("600");
+    expect((await store.searchVector(Float32Array.from(vector(555)), 1))[0]?.chunk.path).toBe(
+      "w/0555.md",
+    );
+  }, 120_000);
+});
+
+describe("closing", () => {
+  it(`indexes what a write left unindexed once that reaches ${SETTLE_ROWS_AT_CLOSE} rows`, async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, fulltextStaleFraction: 10 });
+    await store.write({ upserts: files("a", SETTLE_ROWS_AT_CLOSE - 1) });
+    const chunks = await temp.table(uri, "chunks");
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
+      numUnindexedRows: SETTLE_ROWS_AT_CLOSE - 1,
+    });
+    await store.close();
+    // Fewer than the bound: left as it is (a few appended lines do not pay for a rebuild).
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
+      numUnindexedRows: SETTLE_ROWS_AT_CLOSE - 1,
+    });
+    const again = await temp.open({ uri, fulltextStaleFraction: 10 });
+    await again.write({ upserts: files("b", 1) });
+    await again.close();
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
+      numIndexedRows: SETTLE_ROWS_AT_CLOSE,
+      numUnindexedRows: 0,
+    });
   }, 120_000);
 });
