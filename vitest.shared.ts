@@ -1,5 +1,7 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { SkipReasonsReporter } from "./scripts/skip-reasons-reporter.js";
 
 const core = (p: string) => fileURLToPath(new URL(`./packages/core/src/${p}`, import.meta.url));
 const pkg = (name: string) =>
@@ -24,14 +26,37 @@ export const workspaceAliases = {
   "@engram/ui": pkg("ui"),
 };
 
+/**
+ * `npm run test:scale` (scripts/run-tests.mjs --scale) sets this: the heavyweight tests, in files
+ * named `*.scale.test.ts`, run then instead of the others. CI runs both.
+ */
+const scale = process.env.ENGRAM_TEST_SCALE === "1";
+const results = scale ? "test-results/vitest-scale" : "test-results/vitest";
+
 /** The vitest config every package uses (`export { packageConfig as default }`). */
 export const packageConfig = defineConfig({
   resolve: { alias: workspaceAliases },
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // The JSON report feeds the one-line total that `npm test` ends with (scripts/test-summary.mjs).
-    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
+    include: scale ? ["test/**/*.scale.test.ts"] : ["test/**/*.test.ts"],
+    exclude: scale
+      ? configDefaults.exclude
+      : [...configDefaults.exclude, "test/**/*.scale.test.ts"],
+    passWithNoTests: scale,
+    // A guard against hangs, not a speed limit: with several files at once on a busy 2-core
+    // machine, an e2e test that embeds with a real GGUF model took 30 s.
+    testTimeout: 60_000,
+    // Most test time is spent waiting: on child processes (the CLI, lock holders, killed syncs),
+    // on debounce timers and on the file system. Vitest's default (one worker per core but one)
+    // is a single worker on a 2-core machine, so those waits ran one file after another. Files
+    // share no state (each makes its own temp folders; servers listen on port 0).
+    maxWorkers: Math.min(4, 2 * availableParallelism()),
+    hookTimeout: 60_000,
+    // The JSON reports feed the summary `npm test` ends with (scripts/test-summary.mjs): totals,
+    // failures, and every skipped test with its reason.
+    reporters: [
+      "default",
+      ["json", { outputFile: `${results}.json` }],
+      new SkipReasonsReporter(`${results}-skipped.json`),
+    ],
   },
 });

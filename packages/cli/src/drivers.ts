@@ -19,8 +19,13 @@ const STORES: Record<string, (options: Record<string, unknown>) => Promise<Store
   },
   // Each CLI call is a new process, so the in-memory store keeps a snapshot in .engram/.
   memory: async (options) => {
-    const { memoryStore } = await import("@engram/store-memory");
-    return memoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl", ...options });
+    const loaded = await optional(import("@engram/store-memory"));
+    if (!loaded) {
+      throw new EngramError("CONFIG_INVALID", "the memory store is not installed", {
+        hint: "npm install @engram/store-memory next to @engram/cli",
+      });
+    }
+    return loaded.memoryStore({ snapshotPath: ".engram/memory-snapshot.jsonl", ...options });
   },
   lancedb: async (options) => {
     const loaded = await optional(import("@engram/store-lancedb"));

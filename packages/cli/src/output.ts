@@ -1,4 +1,6 @@
-import { isEngramError } from "@engram/core";
+import { EngramError, isEngramError } from "@engram/core";
+import type { Command, CommanderError } from "commander";
+import { palette } from "./colour.js";
 
 /** Where a command writes: stdout for results, stderr for progress, warnings and errors. */
 export interface Io {
@@ -21,7 +23,7 @@ export function json(io: Io, value: unknown): void {
 
 /** Write a warning line to stderr. */
 export function warn(io: Io, text: string): void {
-  io.stderr.write(`engram: warning: ${text}\n`);
+  io.stderr.write(`engram: ${palette(io.stderr, io.env).yellow("warning:")} ${text}\n`);
 }
 
 /** Exit codes: 0 ok, 1 failure, 2 bad usage / config / workspace. */
@@ -46,12 +48,33 @@ export function reportError(io: Io, error: unknown, asJson: boolean): number {
   if (asJson) {
     io.stderr.write(`${JSON.stringify({ error: { code, message, ...(hint ? { hint } : {}) } })}\n`);
   } else {
-    io.stderr.write(`engram: ${message}${hint ? ` (${hint})` : ""}\n`);
+    const c = palette(io.stderr, io.env);
+    io.stderr.write(`${c.red("engram:")} ${message}${hint ? c.dim(` (${hint})`) : ""}\n`);
     if (!isEngramError(error) && io.env.ENGRAM_DEBUG && error instanceof Error && error.stack) {
       io.stderr.write(`${error.stack}\n`);
     }
   }
   return USAGE_CODES.has(code) ? EXIT.usage : EXIT.failure;
+}
+
+/**
+ * A Commander usage error (unknown option or command, missing argument) as an `INVALID_ARGUMENT`
+ * error, so it prints like every other error: one line, or JSON with --json, exit code 2. The
+ * hint names the help of the command that was being run.
+ */
+export function usageError(
+  program: Command,
+  argv: readonly string[],
+  error: CommanderError,
+): EngramError {
+  const message = error.message.replace(/^error: /, "").split("\n")[0] ?? error.message;
+  const suggestion = /\(Did you mean (.+)\?\)/.exec(error.message)?.[1];
+  const names = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
+  const command = argv.find((arg) => names.has(arg));
+  const help = `see engram ${command ? `${command} ` : ""}--help`;
+  return new EngramError("INVALID_ARGUMENT", message, {
+    hint: suggestion ? `did you mean ${suggestion}? ${help}` : help,
+  });
 }
 
 /** `1.2 s` / `340 ms`. */

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerAdd } from "./commands/add.js";
 import { registerAudit } from "./commands/audit.js";
+import { registerCompletion, wantsCompletion, withCompletion } from "./commands/completion.js";
+import { registerConfig } from "./commands/config.js";
 import { registerConsolidate } from "./commands/consolidate.js";
 import { registerContext } from "./commands/context.js";
 import { registerDemo } from "./commands/demo.js";
@@ -20,7 +22,7 @@ import { registerUi } from "./commands/ui.js";
 import { registerUpdate } from "./commands/update.js";
 import { registerWatch } from "./commands/watch.js";
 import { setProgramIo } from "./context.js";
-import { EXIT, type Io, processIo, reportError } from "./output.js";
+import { EXIT, type Io, processIo, reportError, usageError } from "./output.js";
 
 const { version } = JSON.parse(
   readFileSync(new URL("../package.json", import.meta.url), "utf8"),
@@ -42,10 +44,11 @@ export function createProgram(io: Io = processIo): Command {
       "--store <driver>",
       "index store: sqlite | memory | lancedb | qdrant (default: store.driver in the config, $ENGRAM_STORE, else sqlite)",
     )
-    .showHelpAfterError("(run engram --help for usage)")
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Usage errors are reported by run(), one line or JSON like every other error.
+      outputError: () => {},
     })
     .exitOverride();
   setProgramIo(program, io);
@@ -69,6 +72,8 @@ export function createProgram(io: Io = processIo): Command {
     registerReindex,
     registerDemo,
     registerUi,
+    registerConfig,
+    registerCompletion,
   ]) {
     register(program, io);
   }
@@ -80,12 +85,15 @@ export function createProgram(io: Io = processIo): Command {
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
   const program = createProgram(io);
   try {
+    if (wantsCompletion(argv)) await withCompletion(program);
     await program.parseAsync([...argv], { from: "user" });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander already printed help/version or the usage error.
-      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      // Help and --version were printed by Commander; a usage error is reported here.
+      if (error.exitCode === 0) return EXIT.ok;
+      if (error.code === "commander.help") return EXIT.usage; // no command given: help on stderr
+      return reportError(io, usageError(program, argv, error), argv.includes("--json"));
     }
     return reportError(io, error, argv.includes("--json"));
   }

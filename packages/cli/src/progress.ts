@@ -1,5 +1,6 @@
+import { createRequire } from "node:module";
 import type { SyncProgress } from "@engram/core";
-import cliProgress from "cli-progress";
+import type cliProgress from "cli-progress";
 import type { Io } from "./output.js";
 
 /**
@@ -19,14 +20,18 @@ export function syncProgressBar(
     onProgress: (p) => {
       if (p.phase !== "index" || p.total < 20) return;
       if (!bar) {
-        bar = new cliProgress.SingleBar(
+        // Loaded when a bar is first drawn: most commands never draw one.
+        const { SingleBar, Presets } = createRequire(import.meta.url)(
+          "cli-progress",
+        ) as typeof cliProgress;
+        bar = new SingleBar(
           {
             stream: io.stderr,
             format: "indexing [{bar}] {value}/{total} files  {path}",
             hideCursor: true,
             clearOnComplete: true,
           },
-          cliProgress.Presets.shades_classic,
+          Presets.shades_classic,
         );
         bar.start(p.total, 0, { path: "" });
       }

@@ -30,7 +30,8 @@ export async function openMemory(
   options: { create?: boolean; store?: string | undefined } = {},
 ): Promise<Memory> {
   const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) {
+  if (info && !info.isDirectory()) throw notAFolder(dir);
+  if (!info) {
     throw new EngramError("WORKSPACE_MISSING", `workspace ${dir} does not exist`, {
       hint: `create it with "engram init --workspace ${dir}", or pass --workspace / set ENGRAM_WORKSPACE`,
     });
@@ -53,6 +54,13 @@ export async function openMemory(
     providers: PROVIDERS,
     rerankers: RERANKERS,
     languageModels: LANGUAGE_MODELS,
+  });
+}
+
+/** `--workspace` names something that is not a folder (a file, a device). */
+export function notAFolder(dir: string): EngramError {
+  return new EngramError("WORKSPACE_MISSING", `workspace ${dir} is a file, not a folder`, {
+    hint: "pass the folder that holds (or will hold) MEMORY.md and memory/ with --workspace",
   });
 }
 

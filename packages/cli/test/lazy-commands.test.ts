@@ -6,11 +6,14 @@ import { engram, removeDir, tempDir } from "./helpers.js";
 
 const HOOK = pathToFileURL(join(import.meta.dirname, "fixtures", "module-log.mjs")).href;
 
-/** Modules only `engram mcp` and `engram ui` need: loading them costs every other command. */
+/**
+ * Modules only `engram mcp` and `engram ui` need: loading them costs every other command. The
+ * build bundles each lazily imported module into a chunk named after it (`server-<hash>.js`).
+ */
 const HEAVY = [
   /@modelcontextprotocol/,
-  /\/dist\/mcp\//,
   /\/node_modules\/zod\//,
+  /\/dist\/mcp\//,
   /\/hono\//,
   /\/packages\/ui\/dist\//,
 ];
@@ -42,5 +45,29 @@ describe("start-up loads only what the command needs (built CLI)", () => {
     const search = await modulesOf("search", ["-w", ws, "search", "anything"]);
     expect(search.some((url) => url.includes("store-sqlite"))).toBe(true);
     expect(heavy(search)).toEqual([]);
+  });
+
+  it("one-shot commands load no YAML parser or progress bar", async () => {
+    const ws = join(dir, "ws-light");
+    expect((await engram(["-w", ws, "init"])).code).toBe(0);
+    // proper-lockfile stays eager on purpose: it loads signal-exit, whose SIGTERM handler kills
+    // the process when it runs after a command's own handler (engram ui, mcp, watch) let go.
+    const lazy = [/\/node_modules\/yaml\//, /\/node_modules\/cli-progress\//];
+    for (const [name, args] of [
+      ["version-light", ["--version"]],
+      ["get", ["-w", ws, "get", "MEMORY.md"]],
+    ] as const) {
+      expect(
+        (await modulesOf(name, [...args])).filter((url) => lazy.some((re) => re.test(url))),
+      ).toEqual([]);
+    }
+    const search = await modulesOf("search-light", ["-w", ws, "search", "anything"]);
+    expect(search.filter((url) => lazy.some((re) => re.test(url)))).toEqual([]);
+    // Each @engram package is bundled into a few files (see scripts/build-package.mjs): a build
+    // that ships one module per source file again costs every command ~0.15 s of CPU.
+    const own = search.filter(
+      (url) => /\/packages\/[^/]+\/dist\//.test(url) || /@engram\//.test(url),
+    );
+    expect(new Set(own).size).toBeLessThan(30);
   });
 });

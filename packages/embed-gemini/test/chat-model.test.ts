@@ -223,7 +223,10 @@ it("is chosen from config and environment; ENGRAM_GEMINI_MODEL (embeddings) is n
       ENGRAM_GEMINI_MODEL: "gemini-embedding-001",
     },
   );
-  expect(notes).toEqual(["local: driver not installed", "openai: driver not installed"]);
+  expect(notes).toEqual([
+    "local: driver not installed (@engram/embed-local)",
+    "openai: driver not installed (@engram/embed-openai)",
+  ]);
   expect(models[0]).toMatchObject({
     id: "gemini",
     model: "gemini-2.5-flash",

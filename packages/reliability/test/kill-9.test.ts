@@ -1,7 +1,7 @@
-import { cp, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { access, cp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { counters, ok, start } from "./support/cli.js";
+import { counters, ok, okJson, start } from "./support/cli.js";
 import { record } from "./support/figures.js";
 import { type Random, random } from "./support/seed.js";
 import {
@@ -48,10 +48,9 @@ function note(i: number, version: number): string {
  * index equals a fresh build of the files, the tree is the one an uninterrupted run leaves, and an
  * undo gives back the exact tree (contents and modification times).
  *
- * Extension point — killable operations: each `it` below is one. Consolidation apply (issue 21,
- * built elsewhere) joins here as "consolidation apply / undo" once `engram consolidate apply`
- * exists: kill it midway, run the next command, expect the tree an uninterrupted apply gives and
- * an exact undo, as the lifecycle case does.
+ * Extension point — killable operations: each `it` below is one: kill it midway, run the next
+ * command, expect the tree an uninterrupted run gives, an exact undo and an index a fresh build
+ * would give.
  */
 describe("kill -9 at random points", () => {
   it("during sync: the next sync leaves the index a fresh build would", async () => {
@@ -157,10 +156,157 @@ describe("kill -9 at random points", () => {
     });
   });
 
-  it.todo("during consolidation apply and undo (issue 21): joins the lifecycle case's checks");
+  it("during consolidation apply and undo: the tree an uninterrupted pass leaves, no line lost; undo exact", async () => {
+    const rnd = random("kill -9 during consolidation");
+    const NOW_C = ["--now", "2026-03-01T12:00:00"];
+    const template = await tempDir();
+    const files = consolidationWorkspace();
+    await writeFiles(template, files);
+    // Whole seconds: copies keep them exactly (fs.cp rounds finer times to the millisecond, and
+    // a pass notes its sources' times: a copy would look touched to the next pass).
+    for (const [rel, when] of Object.entries(files).map(
+      ([rel], i) => [rel, NOW_MS - i * 60_000] as const,
+    )) {
+      await utimes(join(template, rel), new Date(when), new Date(when));
+    }
+    const sourceLines = await linesOf(template);
+    await ok(["sync", "-w", template]);
+    // Two distinct searches find each of three log lines: recall makes them promotion candidates.
+    for (const q of [
+      "vault unseal quorum",
+      "operators who unseal the vault",
+      "报销单据提交",
+      "报销单据给财务",
+      "kiosk printer driver",
+      "zebra printer",
+    ]) {
+      await ok(["search", q, "-w", template]);
+    }
+    // The plan is saved in .engram/ (copied with the workspace): every apply below carries out
+    // this same pass (same pass id, report and archive), as `engram consolidate apply` does after
+    // `plan`.
+    const plan = await okJson<{
+      operations: Array<{ op: string; origin: string }>;
+      guard: { failed: unknown[] };
+      steps: number;
+    }>(["consolidate", "plan", "--no-model", "-w", template, ...NOW_C]);
+    const origins = new Set(plan.operations.map((o) => `${o.op} ${o.origin}`));
+    expect([...origins].sort()).toEqual(["ADD important", "ADD recall", "MERGE duplicates"]);
+    expect(plan.guard.failed).toEqual([]);
+
+    // The reference: what an uninterrupted apply leaves, and its undo.
+    const reference = await tempDir();
+    await copyTree(template, reference);
+    const untouched = await tree(reference);
+    const applyMs = await timeOf(["consolidate", "apply", "--no-model", "-w", reference, ...NOW_C]);
+    const applied = await tree(reference, { mtimes: false });
+    expect(applied).not.toEqual(await tree(template, { mtimes: false }));
+    const undoMs = await timeOf(["consolidate", "undo", "-w", reference]);
+    expect(await tree(reference)).toEqual(untouched);
+
+    const journal = (ws: string) =>
+      access(join(ws, ".engram", "lifecycle", "journal.json")).then(
+        () => true,
+        () => false,
+      );
+    let kills = 0;
+    let midway = 0;
+    let journals = 0;
+    const rounds = 4;
+    for (let round = 1; round <= rounds; round++) {
+      const ws = await tempDir();
+      await copyTree(template, ws);
+      const original = await tree(ws);
+      const a = await killMidway(
+        ["consolidate", "apply", "--no-model", "-w", ws, ...NOW_C],
+        rnd,
+        applyMs,
+      );
+      kills++;
+      if (a.midway) midway++;
+      if (await journal(ws)) journals++;
+      expect(await missingLines(ws, sourceLines), `killed apply after ${a.delay} ms`).toEqual([]);
+      // The next apply finishes (or rolls back, then carries out) the interrupted pass.
+      await ok(["consolidate", "apply", "--no-model", "-w", ws, ...NOW_C]);
+      expect(await tree(ws, { mtimes: false })).toEqual(applied);
+      expect(await missingLines(ws, sourceLines)).toEqual([]);
+
+      const u = await killMidway(["consolidate", "undo", "-w", ws], rnd, undoMs);
+      kills++;
+      if (u.midway) midway++;
+      if (await journal(ws)) journals++;
+      expect(await missingLines(ws, sourceLines), `killed undo after ${u.delay} ms`).toEqual([]);
+      // The next command finishes (or rolls back) the interrupted undo; undo again if it was
+      // rolled back.
+      await ok(["consolidate", "plan", "--no-model", "-w", ws, ...NOW_C]);
+      const left = await readdir(join(ws, ".engram", "lifecycle", "undo")).catch(() => []);
+      if (left.some((n) => n.endsWith(".json"))) await ok(["consolidate", "undo", "-w", ws]);
+      expect(await tree(ws)).toEqual(original);
+      await ok(["sync", "-w", ws]);
+      await expectIndexEqualsFreshBuild(ws);
+    }
+    record("kill -9 during consolidation", {
+      rounds,
+      kills,
+      "kills mid-operation": midway,
+      "kills leaving a journal": journals,
+      "operations per pass": plan.operations.length,
+      "journal steps per pass": plan.steps,
+    });
+  }, 480_000);
 });
 
 /** Copy a workspace keeping modification times (the lifecycle rules read them). */
 async function copyTree(from: string, to: string): Promise<void> {
   await cp(from, to, { recursive: true, preserveTimestamps: true, force: true });
+}
+
+/**
+ * A workspace a deterministic consolidation pass has work in: 120 long-term files each with a
+ * near-duplicate pair (MERGE), a MEMORY.md with duplicates in English and Chinese, and 20 daily
+ * logs with lines marked important (ADD) and three facts the test's searches recall (ADD).
+ */
+function consolidationWorkspace(): Record<string, string> {
+  const files: Record<string, string> = {
+    "MEMORY.md":
+      "# Long-term Memory\n\n## Team\n\n- Lin prefers advisory locks over Redis locks\n- lin prefers advisory locks over Redis locks.\n- 用户喜欢简洁的回答\n- 用户喜欢简洁的回答。\n",
+  };
+  for (let i = 0; i < 120; i++) {
+    files[`memory/long-term/topic-${i}.md`] =
+      `# Topic ${i}\n\n- fact ${i} 第${i}条 alpha${i}\n- Fact ${i} 第${i}条 alpha${i}.\n- unique line ${i} beta${i}\n`;
+  }
+  const recalled: Record<number, string> = {
+    3: "\n## 15:00\n\n- the vault unseal quorum is three of five operators\n",
+    8: "\n## 16:20\n\n- 报销单据每月五号之前提交给财务部\n",
+    13: "\n## 11:45\n\n- the kiosk printer uses the zebra driver\n",
+  };
+  for (let d = 1; d <= 20; d++) {
+    const day = `2026-02-${String(d).padStart(2, "0")}`;
+    files[`memory/${day}.md`] =
+      `# ${day}\n\n## 10:00\n\n- routine note ${d} gamma${d}\n- Release ${d} needs the review of team ${d} #important\n- 第${d}天的部署窗口是周二 ⭐\n${recalled[d] ?? ""}`;
+  }
+  return files;
+}
+
+/** Every non-blank line of the files under `root` (but `.engram/`). */
+async function linesOf(root: string): Promise<string[]> {
+  const lines = new Set<string>();
+  for (const text of await texts(root)) {
+    for (const line of text.split("\n")) if (line.trim()) lines.add(line);
+  }
+  return [...lines];
+}
+
+/** The lines of `lines` no file under `root` (but `.engram/`) holds any more. */
+async function missingLines(root: string, lines: readonly string[]): Promise<string[]> {
+  const all = (await texts(root)).join("\n");
+  return lines.filter((line) => !all.includes(line));
+}
+
+async function texts(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const [rel, kind] of Object.entries(await tree(root, { mtimes: false }))) {
+    if (kind !== "dir") out.push(await readFile(join(root, rel), "utf8"));
+  }
+  return out;
 }

@@ -1,5 +1,4 @@
 import type { Memory, MemoryScope } from "@engram/core";
-import type { ConsolidationAdapter } from "./curation/consolidation.js";
 import type { WorkspaceListing } from "./data/listing.js";
 import type { LiveEvents } from "./events.js";
 import type { UiSecrets } from "./security/secrets.js";
@@ -19,7 +18,6 @@ export interface UiContext {
   cookieName: string;
   listing: WorkspaceListing;
   events: LiveEvents;
-  consolidation: ConsolidationAdapter;
   /** `bench/results` to chart on the health page, if any. */
   benchDir: string | undefined;
   /** URLs of the page's two assets (content-hashed, cached for good). */

@@ -4,7 +4,7 @@ import { isEngramError } from "@engram/core";
 export class UiRefusal extends Error {
   override readonly name = "UiRefusal";
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 501,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500,
     readonly code: string,
     message: string,
     readonly hint?: string,

@@ -15,13 +15,12 @@
  * @packageDocumentation
  */
 export {
-  type ConsolidationAdapter,
-  type CurationOutcome,
-  consolidation,
-  type LineTarget,
+  type ApprovedConsolidation,
+  operationId,
   type ShownConsolidation,
   type ShownOperation,
 } from "./curation/consolidation.js";
+export type { LineTarget } from "./curation/edits.js";
 export { moveId, type ShownMove, type ShownPlan } from "./curation/lifecycle.js";
 export type { TimelineDay, TimelineEntry, TimelineLog, TimelinePage } from "./data/timeline.js";
 export { defaultBenchDir, openBrowser } from "./open-browser.js";

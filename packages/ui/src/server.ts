@@ -4,7 +4,6 @@ import { createAdaptorServer } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { loadAssets } from "./assets.js";
 import type { UiContext } from "./context.js";
-import { type ConsolidationAdapter, consolidation } from "./curation/consolidation.js";
 import { WorkspaceListing } from "./data/listing.js";
 import { LiveEvents } from "./events.js";
 import { isLoopback } from "./security/hosts.js";
@@ -40,8 +39,6 @@ export interface UiOptions {
   benchDir?: string;
   /** The token (default: 256 random bits). Tests and scripts that start the page themselves may set it. */
   token?: string;
-  /** The consolidation adapter (default: this build's). */
-  consolidation?: ConsolidationAdapter;
 }
 
 /** A running page server. */
@@ -96,7 +93,6 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
     cookieName: "engram_ui",
     listing,
     events,
-    consolidation: options.consolidation ?? consolidation,
     benchDir: options.benchDir,
     assets: { css: assets.css, js: assets.js },
   };

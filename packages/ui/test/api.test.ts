@@ -1,7 +1,6 @@
-import { stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consolidation } from "../src/curation/consolidation.js";
 import { day, request, startSample } from "./fixtures.js";
 
 /** The JSON API as scripts use it: the token, JSON in and out, the same calls as the CLI. */
@@ -153,20 +152,75 @@ describe("engram ui JSON API", () => {
     expect(audit.map((e) => e.event)).toContain("undo-committed");
   });
 
-  it.skipIf(consolidation.available)(
-    "consolidation, forget and edit say what this build lacks (501) until core has them",
-    async () => {
-      for (const [p, body] of [
-        ["/api/consolidation/apply?scope=main", { approve: ["op-1"] }],
-        [
-          "/api/forget?scope=main",
-          { path: "MEMORY.md", startLine: 13, endLine: 13, reason: "moved" },
-        ],
-      ] as const) {
-        const res = await post(p, body);
-        expect(res.status, p).toBe(501);
-        expect(res.json.error.message).toContain("planConsolidation");
-      }
-    },
-  );
+  it("consolidation: applies the approved half of the plan, refuses stale ids, undoes byte for byte", async () => {
+    const before = await tree();
+    const plan = (await get("/api/consolidation/plan?scope=main")).json;
+    expect(plan.mode).toBe("deterministic");
+    const ops = plan.operations as Array<{ id: string; ref: string; text: string }>;
+    expect(ops.map((o) => o.text)).toEqual([
+      "Deploys freeze on Fridays.",
+      "每周五冻结部署，周一恢复",
+    ]);
+    expect(ops.map((o) => o.ref)).toEqual(["op-1", "op-2"]);
+    const [english, chinese] = ops as [(typeof ops)[0], (typeof ops)[0]];
+
+    expect((await post("/api/consolidation/apply?scope=main", { approve: [] })).status).toBe(400);
+    // An id the plan does not hold (a page shown before the plan changed): nothing is written.
+    const stale = await post("/api/consolidation/apply?scope=main", {
+      approve: [chinese.id, "0123456789abcdef"],
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error.code).toBe("LIFECYCLE_CONFLICT");
+    expect(await tree()).toEqual(before);
+
+    const applied = await post("/api/consolidation/apply?scope=main", { approve: [chinese.id] });
+    expect(applied.status).toBe(200);
+    expect(applied.json).toMatchObject({ approved: 1, rejected: 1 });
+    const memory = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
+    expect(memory).toContain("- 每周五冻结部署，周一恢复");
+    expect(memory).not.toContain("Deploys freeze on Fridays.");
+    const report = await readFile(path.join(s.ws, applied.json.report), "utf8");
+    expect(report).toContain("not-approved");
+    expect(report).toContain(english.text);
+
+    const undone = await post("/api/consolidation/undo?scope=main");
+    expect(undone.status).toBe(200);
+    expect(undone.json).toMatchObject({ kind: "undo", outcome: "committed" });
+    expect(await tree()).toEqual(before);
+    // The same operations are proposed again, with the same ids.
+    const again = (await get("/api/consolidation/plan?scope=main")).json;
+    expect(again.operations.map((o: { id: string }) => o.id)).toEqual(ops.map((o) => o.id));
+  });
+
+  it("forget and update need a reason; forget is undone", async () => {
+    const line = { path: "MEMORY.md", startLine: 13, endLine: 13 };
+    const before = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
+    expect(before.split("\n")[12]).toBe("The staging database is db-staging-2.");
+    const noReason = await post("/api/forget?scope=main", { ...line, reason: " " });
+    expect(noReason.status).toBe(400);
+    expect(noReason.json.error.code).toBe("INVALID_ARGUMENT");
+    expect(
+      (await post("/api/update?scope=main", { ...line, text: "db-staging-3", reason: "" })).status,
+    ).toBe(400);
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(before);
+
+    const forgot = await post("/api/forget?scope=main", { ...line, reason: "moved to the wiki" });
+    expect(forgot.status).toBe(200);
+    expect(forgot.json.paths).toContain("MEMORY.md");
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).not.toContain("db-staging-2");
+    expect((await post("/api/forget/undo?scope=main")).status).toBe(200);
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(before);
+  });
+
+  /** Every file of the workspace but the index, path → bytes. */
+  async function tree(): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const entry of await readdir(s.ws, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const rel = path.relative(s.ws, path.join(entry.parentPath, entry.name));
+      if (rel.startsWith(".engram")) continue;
+      out[rel] = (await readFile(path.join(s.ws, rel))).toString("base64");
+    }
+    return out;
+  }
 });

@@ -3,7 +3,6 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consolidation } from "../src/curation/consolidation.js";
 import { CHROMIUM, launchChromium } from "./chromium.js";
 import { day, startSample } from "./fixtures.js";
 
@@ -156,76 +155,74 @@ describe.skipIf(!present)("engram ui in Chromium", () => {
     await shot("curate-undone");
   });
 
-  // Consolidation comes with core's curation API; until it is there the page says what is missing.
-  it.skipIf(!consolidation.available)(
-    `shows the consolidation plan with a diff per file, applies it and undoes it${
-      consolidation.available ? "" : ` (SKIPPED: ${consolidation.missing})`
-    }`,
-    async () => {
-      const before = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
-      await page.goto(`${s.ui.origin}/curate?scope=main`);
-      const ops = page.locator("#consolidation li.move");
-      const count = await ops.count();
-      expect(count).toBeGreaterThan(1);
-      expect(await page.locator("#consolidation details.diff summary").allTextContents()).toContain(
-        "MEMORY.md",
-      );
-      // Core applies a plan whole: approving only some operations is refused, nothing written.
-      await ops.nth(0).getByRole("checkbox").check();
-      await page.getByRole("button", { name: "Apply approved operations" }).click();
-      await page.getByText(/cannot apply only some of its operations/).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(before);
-      await shot("consolidation-partial-refused");
-      await page.goto(`${s.ui.origin}/curate?scope=main`);
-      await page.locator("#consolidation").getByRole("button", { name: "approve all" }).click();
-      await page.getByRole("button", { name: "Apply approved operations" }).click();
-      await page.locator(".flash", { hasText: `Applied ${count} operation(s)` }).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).not.toBe(before);
-      await shot("consolidation-applied");
-      await page.getByRole("button", { name: "Undo the last consolidation" }).click();
-      await page.locator(".flash", { hasText: "Undid the last consolidation" }).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(before);
-    },
-  );
+  it("approves half of the consolidation plan, applies it, and undoes it", async () => {
+    const read = (rel: string) => readFile(path.join(s.ws, rel), "utf8");
+    const before = await read("MEMORY.md");
+    await page.goto(`${s.ui.origin}/curate?scope=main`);
+    const ops = page.locator("#consolidation li.move");
+    expect(await ops.count()).toBe(2);
+    expect(await ops.locator(".op-text").allTextContents()).toEqual([
+      "Deploys freeze on Fridays.",
+      "每周五冻结部署，周一恢复",
+    ]);
+    expect(await page.locator("#consolidation details.diff summary").allTextContents()).toContain(
+      "MEMORY.md",
+    );
+    // Approve the Chinese operation only; the English one is rejected.
+    await ops.nth(1).getByRole("checkbox").check();
+    expect(await page.locator("#consolidation [data-count]").textContent()).toBe("1 of 2 approved");
+    await shot("consolidation-plan");
+    await page.getByRole("button", { name: "Apply approved operations" }).click();
+    await page
+      .locator(".flash", { hasText: "Applied 1 approved operation(s); 1 rejected" })
+      .waitFor();
+    const after = await read("MEMORY.md");
+    expect(after).toContain("- 每周五冻结部署，周一恢复");
+    expect(after).not.toContain("Deploys freeze on Fridays.");
+    expect(await page.locator("#audit").textContent()).toContain("committed");
+    await shot("consolidation-applied");
 
-  // Forget and edit come with core's curation API; until it is there the page hides them.
-  it.skipIf(!consolidation.available)(
-    `forgets a line of long-term memory with a reason and brings it back, then edits it and undoes the edit${
-      consolidation.available ? "" : ` (SKIPPED: ${consolidation.missing})`
-    }`,
-    async () => {
-      await page.goto(`${s.ui.origin}/file?path=MEMORY.md&raw=1&scope=main`);
-      const line = (await readFile(path.join(s.ws, "MEMORY.md"), "utf8"))
-        .split("\n")
-        .indexOf("The staging database is db-staging-2.");
-      await page.locator(`a[data-line="${line + 1}"]`).click();
-      await page.getByPlaceholder(/why/).first().fill("moved to the ops wiki");
-      await page.getByRole("button", { name: "Forget" }).click();
-      await page.locator(".flash", { hasText: "Forgotten" }).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).not.toContain("db-staging-2");
-      await shot("forget-done");
-      await page.getByRole("button", { name: "Bring them back" }).click();
-      await page.locator(".flash", { hasText: "Brought back" }).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toContain("db-staging-2");
-      await shot("forget-undone");
+    await page.getByRole("button", { name: "Undo the last consolidation" }).click();
+    await page.locator(".flash", { hasText: "Undid the last consolidation" }).waitFor();
+    expect(await read("MEMORY.md")).toBe(before);
+    expect(await exists(`memory/dreams/${day(0)}.md`)).toBe(false);
+    // Both operations are proposed again.
+    expect(await page.locator("#consolidation li.move").count()).toBe(2);
+    await shot("consolidation-undone");
+  });
 
-      // Edit the same line with a reason; the old text goes to the archive; undo puts it back.
-      const original = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
-      await page.goto(
-        `${s.ui.origin}/file?path=MEMORY.md&raw=1&scope=main&lines=${line + 1}-${line + 1}&edit=1`,
-      );
-      const form = page.locator(".edit-form");
-      await form.locator("textarea").fill("The staging database is db-staging-3 (moved 2026-11).");
-      await form.getByPlaceholder(/why/).fill("the database moved");
-      await form.getByRole("button", { name: "Save edit" }).click();
-      await page.locator(".flash", { hasText: "Saved the edit" }).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toContain("db-staging-3");
-      await shot("edit-done");
-      await page.getByRole("button", { name: "Undo the edit" }).click();
-      await page.locator(".flash", { hasText: "Undid the edit" }).waitFor();
-      expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(original);
-    },
-  );
+  it("forgets a line of long-term memory with a reason and brings it back, then edits it and undoes the edit", async () => {
+    await page.goto(`${s.ui.origin}/file?path=MEMORY.md&raw=1&scope=main`);
+    const line = (await readFile(path.join(s.ws, "MEMORY.md"), "utf8"))
+      .split("\n")
+      .indexOf("The staging database is db-staging-2.");
+    await page.locator(`a[data-line="${line + 1}"]`).click();
+    await page.getByPlaceholder(/why/).first().fill("moved to the ops wiki");
+    await page.getByRole("button", { name: "Forget" }).click();
+    await page.locator(".flash", { hasText: "Forgotten" }).waitFor();
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).not.toContain("db-staging-2");
+    await shot("forget-done");
+    await page.getByRole("button", { name: "Bring them back" }).click();
+    await page.locator(".flash", { hasText: "Brought back" }).waitFor();
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toContain("db-staging-2");
+    await shot("forget-undone");
+
+    // Edit the same line with a reason; the old text goes to the archive; undo puts it back.
+    const original = await readFile(path.join(s.ws, "MEMORY.md"), "utf8");
+    await page.goto(
+      `${s.ui.origin}/file?path=MEMORY.md&raw=1&scope=main&lines=${line + 1}-${line + 1}&edit=1`,
+    );
+    const form = page.locator(".edit-form");
+    await form.locator("textarea").fill("The staging database is db-staging-3 (moved 2026-11).");
+    await form.getByPlaceholder(/why/).fill("the database moved");
+    await form.getByRole("button", { name: "Save edit" }).click();
+    await page.locator(".flash", { hasText: "Saved the edit" }).waitFor();
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toContain("db-staging-3");
+    await shot("edit-done");
+    await page.getByRole("button", { name: "Undo the edit" }).click();
+    await page.locator(".flash", { hasText: "Undid the edit" }).waitFor();
+    expect(await readFile(path.join(s.ws, "MEMORY.md"), "utf8")).toBe(original);
+  });
 
   it("shows status as a health page, with the benchmark chart", async () => {
     await page.goto(`${s.ui.origin}/health`);

@@ -1,3 +1,4 @@
+import { EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { positiveInt, withMemory } from "../context.js";
 import { type Io, json } from "../output.js";
@@ -18,6 +19,18 @@ export function registerGet(program: Command, io: Io): void {
           ...(from ? { from } : {}),
           ...(lines ? { lines } : {}),
         });
+        if (from !== undefined && from > Math.max(1, result.totalLines)) {
+          const has = result.totalLines === 1 ? "1 line" : `${result.totalLines} lines`;
+          throw new EngramError(
+            "INVALID_ARGUMENT",
+            `--from ${from} is past the end of ${result.path}, which has ${has}`,
+            {
+              hint: result.totalLines
+                ? `use --from 1 to ${result.totalLines}`
+                : "the file is empty",
+            },
+          );
+        }
         if (g.json) return json(io, result);
         io.stdout.write(
           result.text.endsWith("\n") || result.text === "" ? result.text : `${result.text}\n`,

@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
   CONFIG_FILE,
@@ -15,7 +16,7 @@ import {
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import { type Io, json, line } from "../output.js";
-import { workspaceDir } from "../workspace.js";
+import { notAFolder, workspaceDir } from "../workspace.js";
 
 const MEMORY_TEMPLATE = `# Long-term Memory
 
@@ -43,6 +44,8 @@ export function registerInit(program: Command, io: Io): void {
       const preset = flags.layout === undefined ? null : layoutPreset(flags.layout);
       const dir = workspaceDir(options.workspace);
       const created: string[] = [];
+      const existing = await stat(dir).catch(() => undefined);
+      if (existing && !existing.isDirectory()) throw notAFolder(dir);
       await mkdir(dir, { recursive: true });
       for (const folder of [MEMORY_DIR, INDEX_DIR]) {
         if ((await mkdir(join(dir, folder), { recursive: true })) !== undefined)
@@ -52,7 +55,11 @@ export function registerInit(program: Command, io: Io): void {
       for (const file of files) {
         if (await createIfMissing(dir, file.path, file.content)) created.push(file.path);
       }
-      const config = preset ? await recordLayout(dir, preset) : null;
+      const config = preset
+        ? await recordLayout(dir, preset)
+        : (await createIfMissing(dir, CONFIG_FILE, configTemplate({})))
+          ? "created"
+          : null;
       if (config === "created" || config === "updated") created.push(CONFIG_FILE);
       if (options.json) {
         return json(io, { workspace: dir, layout: preset?.name ?? null, created });
@@ -65,6 +72,23 @@ export function registerInit(program: Command, io: Io): void {
       );
       line(io, `Next: engram add "something to remember" && engram search "remember"`);
     });
+}
+
+/**
+ * Where editors find the JSON Schema of engram.config.json: the copy in the published
+ * @engram/core of the installed version, served by unpkg as it serves every npm package's files
+ * (`engram config schema` prints the same schema for offline use).
+ */
+export function configSchemaUrl(): string {
+  const { version } = createRequire(import.meta.url)("@engram/core/package.json") as {
+    version: string;
+  };
+  return `https://unpkg.com/@engram/core@${version}/engram.config.schema.json`;
+}
+
+/** A new engram.config.json: `$schema` for editors, then `settings`. */
+function configTemplate(settings: Record<string, unknown>): string {
+  return `${JSON.stringify({ $schema: configSchemaUrl(), ...settings }, null, 2)}\n`;
 }
 
 /** Writes `content` to `rel` unless something is there already; true when it wrote. */
@@ -122,7 +146,12 @@ async function recordLayout(
       },
     );
   }
-  const next = { ...config, layout: preset.name, tiers: preset.tiers };
+  const next = {
+    ...(existed ? {} : { $schema: configSchemaUrl() }),
+    ...config,
+    layout: preset.name,
+    tiers: preset.tiers,
+  };
   await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
   return existed ? "updated" : "created";
 }

@@ -1,5 +1,6 @@
 import { EngramError, isTier, type SearchResponse, TIERS, type Tier } from "@engram/core";
 import type { Command } from "commander";
+import { palette } from "../colour.js";
 import { positiveInt, unitNumber, withMemory } from "../context.js";
 import { type Io, json, line, warn } from "../output.js";
 
@@ -39,6 +40,11 @@ export function registerSearch(program: Command, io: Io): void {
     .option("--no-rerank", "keep the fused order even when a reranker is enabled")
     .action(async (words: string[], flags: SearchFlags, cmd: Command) => {
       const query = words.join(" ");
+      if (query.trim() === "") {
+        throw new EngramError("INVALID_ARGUMENT", "the search query is empty", {
+          hint: 'say what to look for, e.g. engram search "deploy plan"',
+        });
+      }
       const mode = oneOf("--mode", flags.mode, ["hybrid", "keyword", "vector"] as const);
       const fusion = oneOf("--fusion", flags.fusion, ["weighted", "rrf"] as const);
       const maxResults = positiveInt("--max-results", flags.maxResults);
@@ -73,11 +79,14 @@ export function registerSearch(program: Command, io: Io): void {
 }
 
 function printResults(io: Io, response: SearchResponse): void {
-  if (response.degraded) line(io, `(keyword search only: ${response.degradedReason})`);
+  const c = palette(io.stdout, io.env);
+  if (response.degraded) line(io, c.yellow(`(keyword search only: ${response.degradedReason})`));
   if (response.vectorsOwed) {
     line(
       io,
-      `(${response.vectorsOwed} file(s) still owe their vectors: found by their keywords until engram sync embeds them)`,
+      c.yellow(
+        `(${response.vectorsOwed} file(s) still owe their vectors: found by their keywords until engram sync embeds them)`,
+      ),
     );
   }
   if (response.rerank?.skipped) {
@@ -93,7 +102,10 @@ function printResults(io: Io, response: SearchResponse): void {
   }
   response.results.forEach((r, i) => {
     const where = r.startLine === r.endLine ? `${r.startLine}` : `${r.startLine}-${r.endLine}`;
-    line(io, `${i + 1}. ${r.path}:${where}  score ${r.score.toFixed(3)}  [${r.tier}]`);
+    line(
+      io,
+      `${i + 1}. ${c.bold(c.cyan(`${r.path}:${where}`))}  ${c.dim(`score ${r.score.toFixed(3)}  [${r.tier}]`)}`,
+    );
     for (const text of r.snippet.split("\n")) line(io, `   ${text}`);
     line(io);
   });

@@ -1,4 +1,5 @@
-import type { LanguageModel } from "../model/language-model.js";
+import { LanguageModelRun } from "../model/chain.js";
+import type { LanguageModel, TokenUsage } from "../model/language-model.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { estimateTokens } from "../text/tokens.js";
 import { type LineRef, tryParseRef } from "./citations.js";
@@ -144,6 +145,8 @@ export async function proposeWithModel(
       text: string;
       usage?: { inputTokens: number; outputTokens: number };
     };
+    const meter = model instanceof LanguageModelRun ? model.usage : undefined;
+    const before = meter ? { ...meter } : undefined;
     try {
       answer = await model.generate({
         system: CONSOLIDATION_SYSTEM_PROMPT,
@@ -155,12 +158,23 @@ export async function proposeWithModel(
         ...(settings.signal ? { signal: settings.signal } : {}),
       });
     } catch (error) {
+      // An answer that was cut off or unreadable still cost what the model read and wrote.
+      const spent =
+        meter && before ? since(before, meter) : (error as { usage?: TokenUsage }).usage;
+      if (spent && spent.inputTokens + spent.outputTokens > 0) {
+        tokens.calls++;
+        tokens.input += spent.inputTokens;
+        tokens.output += spent.outputTokens;
+      }
       proposal.error = (error as Error).message;
       break;
     }
     tokens.calls++;
-    tokens.input += answer.usage?.inputTokens || estimate;
-    tokens.output += answer.usage?.outputTokens || estimateTokens(answer.text);
+    // Core's run meters every attempt (retried failures included); a bare model, its answer.
+    const spent = meter && before ? since(before, meter) : undefined;
+    tokens.input += spent?.inputTokens || answer.usage?.inputTokens || estimate;
+    tokens.output +=
+      spent?.outputTokens || answer.usage?.outputTokens || estimateTokens(answer.text);
     for (const l of [...shownMemory, ...batch]) markShown(l.path, l.n);
     for (const l of batch)
       proposal.readTo.set(l.key, Math.max(proposal.readTo.get(l.key) ?? 0, l.n));
@@ -293,6 +307,14 @@ function readOperations(value: unknown, proposal: ModelProposal): void {
     }
     proposal.ops.push(op);
   }
+}
+
+/** Tokens a run's meter counted since `before`. */
+function since(before: TokenUsage, meter: TokenUsage): TokenUsage {
+  return {
+    inputTokens: meter.inputTokens - before.inputTokens,
+    outputTokens: meter.outputTokens - before.outputTokens,
+  };
 }
 
 function blank(): Operation {

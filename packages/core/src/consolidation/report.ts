@@ -26,6 +26,7 @@ export function formatReport(
       | "newMaterial"
       | "tokens"
       | "guard"
+      | "modelError"
     >;
   },
 ): string {
@@ -44,11 +45,16 @@ export function formatReport(
           .map((m) => `${m.path}:${m.startLine}-${m.endLine}`)
           .slice(0, 12)
           .join(", ")}${read.length > 12 ? ", …" : ""}.`
-      : "No new notes since the last pass.",
+      : plan.newMaterial.length
+        ? "No new notes were read."
+        : "No new notes since the last pass.",
   );
   const unread = plan.newMaterial.filter((m) => !m.processed);
+  if (plan.modelError) out.push(`The model failed: ${plan.modelError}`);
   if (unread.length)
-    out.push(`Left for the next pass (token budget): ${unread.map((m) => m.path).join(", ")}.`);
+    out.push(
+      `Left for the next pass (${plan.modelError ? "the model failed" : "token budget"}): ${unread.map((m) => m.path).join(", ")}.`,
+    );
   if (plan.mode === "model") {
     out.push(
       `Model calls: ${plan.tokens.calls}, tokens sent ${plan.tokens.input}, received ${plan.tokens.output}.`,

@@ -146,7 +146,7 @@ export async function selectProviders<T>(
     for (const id of AUTO_PROVIDER_ORDER) {
       const provider = await load(registry, id);
       if (!provider) {
-        notes.push(`${id}: driver not installed`);
+        notes.push(`${id}: driver not installed (@engram/embed-${id})`);
         continue;
       }
       const settings = settingsOf(provider, true);
@@ -180,7 +180,7 @@ export async function selectProviders<T>(
     if (id === primaryId) continue;
     const provider = await load(registry, id);
     if (!provider) {
-      notes.push(`fallback ${id}: driver not installed`);
+      notes.push(`fallback ${id}: driver not installed (@engram/embed-${id})`);
       continue;
     }
     const attempt = await tryCreate(provider, false);

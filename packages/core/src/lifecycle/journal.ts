@@ -24,6 +24,7 @@ import {
   runStep,
   type Step,
   type StepHook,
+  settleStep,
   stateOf,
   TEMP_FILE_RE,
   touched,
@@ -150,6 +151,9 @@ async function finish(
         failed = { index: i, error };
         break;
       }
+    } else {
+      // Done before a crash, perhaps but for the file's time (the write and the time are two calls).
+      await settleStep(ws, step);
     }
     await writeStateJson(statePath(ws, PROGRESS_FILE), { applyId: journal.applyId, done: i + 1 });
     await audit(ws, [entry(host, journal, "step", { step: i + 1, ...stepFields(step) })]);

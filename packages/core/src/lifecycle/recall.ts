@@ -81,10 +81,17 @@ export class RecallLog {
   noteSearch(
     query: string,
     results: ReadonlyArray<{ path: string; startLine: number; endLine: number; tier: Tier }>,
+    options: {
+      /**
+       * False when the query's text must not be kept (it found a sealed file: its words would
+       * then be readable in `.engram/` without the key). Its hits are still counted, by hash.
+       */
+      keepText?: boolean;
+    } = {},
   ): void {
     const q = queryHash(query);
     const at = this.#now().toISOString();
-    if (results.some((r) => RECALLED_TIERS.has(r.tier)))
+    if (options.keepText !== false && results.some((r) => RECALLED_TIERS.has(r.tier)))
       this.#texts.set(q, { text: query, lastAt: at });
     for (const r of results) {
       if (!RECALLED_TIERS.has(r.tier)) continue;

@@ -177,6 +177,22 @@ export async function runStep(
 }
 
 /**
+ * Complete a step found already done on disk: a `put` killed after its content landed but before
+ * its modification time was set has the time of the write, not `afterMtimeMs`. Sets it (under the
+ * file's append lock, only while the file still holds `after`); nothing else to do otherwise.
+ */
+export async function settleStep(ws: string, step: Step): Promise<void> {
+  if (step.kind !== "put" || step.after === null || step.afterMtimeMs === undefined) return;
+  const mtimeMs = step.afterMtimeMs;
+  await maybeLocked(ws, step.path, async () => {
+    const abs = workspacePath(ws, step.path);
+    if ((await hashOrNull(abs)) === step.after) {
+      await utimes(abs, Date.now() / 1000, utimeSeconds(mtimeMs));
+    }
+  });
+}
+
+/**
  * Files engram appends to (daily logs, session files, long-term memory) are changed under their
  * append lock, the one `appendDailyLog`/`appendLongTerm` take, so a concurrent append is never
  * lost; a project's files under the project lock `updateProject` takes. Decisions and the archive

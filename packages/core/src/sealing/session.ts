@@ -73,10 +73,16 @@ export class SealingSession {
   async forSearch(
     store: MemoryStore,
     scope: MemoryScope,
-  ): Promise<{ store: MemoryStore; info: SealedSearchInfo | undefined }> {
-    if (scope !== "main") return { store, info: undefined };
+  ): Promise<{
+    store: MemoryStore;
+    info: SealedSearchInfo | undefined;
+    /** Paths of the sealed files (their results must leave no trace of the query in `.engram/`). */
+    paths: ReadonlySet<string>;
+  }> {
+    if (scope !== "main") return { store, info: undefined, paths: NO_PATHS };
     const records = await this.#sealedRecords(store);
-    if (records.length === 0) return { store, info: undefined };
+    if (records.length === 0) return { store, info: undefined, paths: NO_PATHS };
+    const paths = new Set(records.map((r) => r.path));
     let key: SealKey | null = null;
     let reason: string | undefined;
     try {
@@ -87,6 +93,7 @@ export class SealingSession {
     if (!key) {
       return {
         store,
+        paths,
         info: {
           files: records.length,
           searched: 0,
@@ -108,9 +115,9 @@ export class SealingSession {
       skipped,
       ...(skipped ? { reason: `${skipped} sealed with another key than ${key.source}'s` } : {}),
     };
-    if (!indexes.length) return { store, info };
+    if (!indexes.length) return { store, info, paths };
     const merged = new SealedIndex(indexes.flatMap((i) => i.chunks));
-    return { store: withSealedText(store, merged), info };
+    return { store: withSealedText(store, merged), info, paths };
   }
 
   /** `response` with {@link SealedSearchInfo} attached when there is any. */
@@ -186,3 +193,5 @@ function withSealedText(store: MemoryStore, sealed: SealedIndex): MemoryStore {
 function mergeHits(a: readonly StoreHit[], b: readonly StoreHit[], k: number): StoreHit[] {
   return [...a, ...b].sort((x, y) => y.score - x.score).slice(0, k);
 }
+
+const NO_PATHS: ReadonlySet<string> = new Set();

@@ -1,6 +1,16 @@
-import { parse, stringify } from "yaml";
+import { createRequire } from "node:module";
 import { frontMatterEnd } from "../chunking/front-matter.js";
 import { EngramError } from "../errors.js";
+
+/**
+ * The YAML parser, loaded on the first file that has front matter: it is ~70 modules, and most
+ * commands read no front matter at all.
+ */
+let yamlModule: typeof import("yaml") | undefined;
+function yaml(): typeof import("yaml") {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  return yamlModule;
+}
 
 /** A Markdown file split into its YAML front matter and the rest. */
 export interface FrontMatterDocument {
@@ -26,7 +36,7 @@ export function readFrontMatter(text: string, source = "the file"): FrontMatterD
   const yamlText = all.slice(1, end).join("\n");
   let data: unknown;
   try {
-    data = yamlText.trim() === "" ? {} : parse(yamlText);
+    data = yamlText.trim() === "" ? {} : yaml().parse(yamlText);
   } catch (error) {
     throw new EngramError(
       "FRONT_MATTER_INVALID",
@@ -53,5 +63,5 @@ export function readFrontMatter(text: string, source = "the file"): FrontMatterD
 /** `body` with `data` as its front matter (no block when `data` is empty). */
 export function writeFrontMatter(data: Readonly<Record<string, unknown>>, body: string): string {
   if (Object.keys(data).length === 0) return body;
-  return `---\n${stringify(data).trimEnd()}\n---\n${body}`;
+  return `---\n${yaml().stringify(data).trimEnd()}\n---\n${body}`;
 }

@@ -1,11 +1,12 @@
-import { cp } from "node:fs/promises";
+import { cp, utimes } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyConsolidation, undoConsolidation } from "../../src/consolidation/apply.js";
 import { planConsolidation } from "../../src/consolidation/plan.js";
 import { recoverLifecycle } from "../../src/lifecycle/apply.js";
+import { undoRecords } from "../../src/lifecycle/journal.js";
 import { allLines, hostOf, tempWorkspace, treeListing, writeFiles } from "../lifecycle-fixture.js";
-import { scripted } from "./helpers.js";
+import { expectSameTree, scripted, treeWithTimes } from "./helpers.js";
 
 const NOW = new Date(2026, 2, 2, 3, 0);
 const LOG = "memory/2026-03-01.md";
@@ -100,5 +101,30 @@ describe("consolidation killed at every step", () => {
       await recoverLifecycle(host);
       expect(await treeListing(copy), `undo recovered after step ${crashAt + 1}`).toEqual(original);
     }
+  });
+
+  it("an undo killed after rewriting a file but before giving it back its time: the next run gives the time back", async () => {
+    const ws = await fixture();
+    const host = hostOf(ws);
+    const old = new Date(2026, 0, 5, 9, 30);
+    await utimes(path.join(ws, "MEMORY.md"), old, old);
+    const before = await treeWithTimes(ws);
+    const { plan } = await applyConsolidation(host, { now: NOW, model: model() });
+    const record = (await undoRecords(ws)).find((r) => r.applyId === plan.passId);
+    const at = record?.steps.findIndex((s) => s.kind === "put" && s.path === "MEMORY.md") ?? -1;
+    expect(at).toBeGreaterThanOrEqual(0);
+    // The kill lands after MEMORY.md got its old bytes back, before it got its old time back
+    // (the crash is at the step's end, so the time is set back to "now" by hand).
+    await expect(
+      undoConsolidation(host, {
+        hook: (e) => {
+          if (e.step === at && e.phase === "done") throw new Error("killed");
+        },
+      }),
+    ).rejects.toThrow("killed");
+    const now = new Date();
+    await utimes(path.join(ws, "MEMORY.md"), now, now);
+    expect((await recoverLifecycle(host))?.outcome).toBe("committed");
+    expectSameTree(await treeWithTimes(ws), before);
   });
 });

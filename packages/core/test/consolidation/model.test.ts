@@ -3,6 +3,9 @@ import { applyConsolidation, undoConsolidation } from "../../src/consolidation/a
 import { planConsolidation } from "../../src/consolidation/plan.js";
 import { selectOperations } from "../../src/consolidation/select.js";
 import { readState } from "../../src/consolidation/state.js";
+import { LanguageModelChain } from "../../src/model/chain.js";
+import { ModelError } from "../../src/model/errors.js";
+import { createScriptedLanguageModel } from "../../src/testing/scripted-language-model.js";
 import { hostOf, tempWorkspace, writeFiles } from "../lifecycle-fixture.js";
 import { expectSameTree, read, scripted, treeWithTimes } from "./helpers.js";
 
@@ -192,6 +195,59 @@ describe("consolidation with a model", () => {
     const overlap = noteLines(secondSent).filter((l) => noteLines(firstSent).includes(l));
     expect(overlap).toEqual([]);
     expect(noteLines(firstSent).length + noteLines(secondSent).length).toBe(180);
+  });
+});
+
+describe("a model that fails", () => {
+  const cutOff = {
+    text: '{"operations": [{"op": "ADD", "text": "R2,R2,R2,R2',
+    finishReason: "length",
+    usage: { inputTokens: 900, outputTokens: 64 },
+  };
+
+  it("counts the tokens every failed attempt spent, and says the model failed, not the budget", async () => {
+    const ws = await fixture();
+    const memory = await read(ws, "MEMORY.md");
+    await writeFiles(ws, {
+      "MEMORY.md": memory.replace(
+        "- Backups run nightly at 02:00\n",
+        "- Backups run nightly at 02:00\n- Backups run nightly at 02:00\n",
+      ),
+    });
+    const host = hostOf(ws);
+    // A weak local model whose answer is cut off at maxTokens: core's run retries it twice.
+    const inner = createScriptedLanguageModel({ script: () => cutOff });
+    const chain = new LanguageModelChain([inner], {
+      retry: { retries: 2, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 },
+      circuit: { failureThreshold: 5, cooldownMs: 60_000, finalCooldownMs: 600_000 },
+      hooks: { sleep: async () => {} },
+    });
+    const plan = await planConsolidation(host, { now: NOW, model: chain.run() });
+    expect(inner.requests).toHaveLength(3);
+    expect(plan.modelError).toContain("cut off at the token limit");
+    expect(plan.tokens).toMatchObject({ calls: 1, input: 2700, output: 192, exhausted: false });
+    expect(plan.newMaterial.every((m) => !m.processed)).toBe(true);
+    // The merge engram found itself still stands.
+    expect(plan.operations.map((o) => `${o.op} ${o.origin}`)).toEqual(["MERGE duplicates"]);
+    await applyConsolidation(host, { now: NOW, plan });
+    const report = await read(ws, "memory/dreams/2026-03-02.md");
+    expect(report).toContain("No new notes were read.");
+    expect(report).toContain("The model failed: scripted: the answer was cut off");
+    expect(report).toContain(`Left for the next pass (the model failed): ${LOG}.`);
+    expect(report).toContain("Model calls: 1, tokens sent 2700, received 192.");
+  });
+
+  it("counts what a bare model's failed answer reports", async () => {
+    const ws = await fixture();
+    const model = createScriptedLanguageModel({
+      script: () =>
+        new ModelError("bad_response", "bare", "the answer is not JSON", {
+          usage: { inputTokens: 700, outputTokens: 30 },
+        }),
+    });
+    const plan = await planConsolidation(hostOf(ws), { now: NOW, model });
+    expect(plan.tokens).toMatchObject({ calls: 1, input: 700, output: 30 });
+    expect(plan.modelError).toBe("bare: the answer is not JSON");
   });
 });
 

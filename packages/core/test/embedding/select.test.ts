@@ -60,7 +60,7 @@ describe("selectEmbedders", () => {
     expect(none.notes).toEqual([
       "local: no modelPath",
       "openai: no apiKey",
-      "gemini: driver not installed",
+      "gemini: driver not installed (@engram/embed-gemini)",
     ]);
   });
 

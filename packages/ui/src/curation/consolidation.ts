@@ -1,72 +1,30 @@
-import type { Memory } from "@engram/core";
-import * as core from "@engram/core";
-import { UiRefusal } from "../errors.js";
-
-/**
- * The adapter between the curate page and core's consolidation, forget and update (the curation
- * work: `planConsolidation` / `applyConsolidation` / `undoConsolidation`, `forget` /
- * `undoForget`, `updateMemory` / `undoUpdate`, `hostModel`). The page, its routes and its tests
- * talk only to this module.
- *
- * STATUS: that API is being built beside this package and is not in every build of
- * `@engram/core` yet. This module looks for it at run time ({@link consolidation}`.available`):
- * with it, everything below calls it as `engram consolidate|forget|update` do; without it, the
- * page says what is missing, the routes answer 501 and the forget/edit controls stay hidden.
- * Once core exports it everywhere, the look-up becomes plain imports (this file alone).
- *
- * One thing core cannot do yet: apply part of a consolidation plan. Approving every operation
- * applies the plan exactly as shown; approving only some is refused (501) until core can plan a
- * chosen subset of a shown plan's operations, as `planLifecycle`'s `select` does for moves.
- */
-export interface ConsolidationAdapter {
-  /** False while core lacks the API; `missing` says what. */
-  readonly available: boolean;
-  readonly missing?: string;
-  /**
-   * The plan to show: in the deterministic mode (no language model configured) a fresh one; with
-   * a model, the one the last {@link ConsolidationAdapter.makePlan} made (null before: planning
-   * spends tokens, so the page asks first).
-   */
-  plan(memory: Memory): Promise<ShownConsolidation | null>;
-  /** Plan a pass now (with the memory's model when it has one) and keep it to show and apply. */
-  makePlan(memory: Memory): Promise<CurationOutcome>;
-  /** Apply the shown plan's approved operations (by id). */
-  applyApproved(memory: Memory, ids: readonly string[]): Promise<CurationOutcome>;
-  /** Undo the last consolidation pass. */
-  undo(memory: Memory): Promise<CurationOutcome>;
-  /** Forget lines of long-term memory, with a reason (archived, undoable). */
-  forget(memory: Memory, target: LineTarget, reason: string): Promise<CurationOutcome>;
-  /** Bring back what the last forget removed. */
-  undoForget(memory: Memory): Promise<CurationOutcome>;
-  /** Replace lines of long-term memory by `text`, with a reason (the old text archived). */
-  update(
-    memory: Memory,
-    target: LineTarget,
-    text: string,
-    reason: string,
-  ): Promise<CurationOutcome>;
-  /** Undo the last update. */
-  undoUpdate(memory: Memory): Promise<CurationOutcome>;
-}
-
-/** Lines of a memory file, 1-based and inclusive. */
-export interface LineTarget {
-  path: string;
-  startLine: number;
-  endLine: number;
-}
+import { createHash } from "node:crypto";
+import {
+  applyConsolidation,
+  type ConsolidationPlan,
+  EngramError,
+  formatRef,
+  hostModel,
+  type Memory,
+  type Operation,
+  planConsolidation,
+  selectOperations,
+} from "@engram/core";
 
 /** One proposed operation as the page shows it. */
 export interface ShownOperation {
+  /** Stable for the same change (kind, lines, text): what an approval names. */
   id: string;
-  op: "ADD" | "UPDATE" | "SUPERSEDE" | "MERGE" | "SUMMARY";
+  /** Core's id in this plan (`op-1`, …), as `engram consolidate plan` prints it. */
+  ref: string;
+  op: Operation["op"];
   /** `path:lines` of the entries it changes. */
   targets: string[];
   /** `path:lines` of the notes it comes from. */
   sources: string[];
   text: string;
   reason: string;
-  origin: string;
+  origin: Operation["origin"];
   /** Where the text lands after the apply, `path:lines`. */
   placed?: string;
 }
@@ -83,220 +41,133 @@ export interface ShownConsolidation {
   guardFailures: string[];
 }
 
-/** What a curation write did, in words and paths. */
-export interface CurationOutcome {
-  summary: string;
+/** What applying the approved operations did. */
+export interface ApprovedConsolidation {
+  applyId: string;
+  approved: number;
+  rejected: number;
+  /** Files the apply changed. */
   paths: string[];
+  /** Where the pass's report is (the rejected operations are listed there as not approved). */
+  report: string;
 }
 
-/** `path:start-end` as core cites lines. */
-interface LineRef {
-  path: string;
-  startLine: number;
-  endLine: number;
+/**
+ * The plans shown, per memory: with a language model, what the last {@link planPass} made
+ * (planning spends tokens, so it is made when asked and kept until applied).
+ */
+const planned = new WeakMap<Memory, ConsolidationPlan>();
+
+/** The id of an operation: its kind, the lines it changes and cites, and its text, hashed. */
+export function operationId(o: Operation): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        o.op,
+        o.targets.map(formatRef),
+        o.sources.map(formatRef),
+        o.file ?? "",
+        o.section ?? "",
+        o.text,
+      ]),
+    )
+    .digest("hex")
+    .slice(0, 16);
 }
 
-/** The parts of core's `ConsolidationPlan` the page reads (the plan itself is applied as it is). */
-interface CorePlan {
-  passId: string;
-  mode: "model" | "deterministic";
-  operations: Array<{
-    id: string;
-    op: ShownOperation["op"];
-    targets: LineRef[];
-    sources: LineRef[];
-    text: string;
-    reason: string;
-    origin: string;
-    placed?: LineRef;
-  }>;
-  refused: Array<{ operation: { op: string }; code: string; why: string }>;
-  diffs: Array<{ path: string; diff: string }>;
-  guard: { failed: Array<{ query: string; line: LineRef }> };
+/**
+ * The plan to show, as `engram consolidate plan` makes it: without a language model (the
+ * deterministic mode) a fresh one; with a model, the one the last {@link planPass} made, or null
+ * before (the page asks first).
+ */
+export async function showConsolidation(memory: Memory): Promise<ShownConsolidation | null> {
+  const plan = hostModel(memory)
+    ? (planned.get(memory) ?? null)
+    : await planConsolidation(memory, { model: null });
+  return plan ? shown(plan) : null;
 }
 
-/** What the writes return: at least the paths they changed. */
-interface Changed {
-  paths?: string[];
+/** Plan a pass now with the memory's model (or deterministically) and keep it to show and apply. */
+export async function planPass(memory: Memory): Promise<{ passId: string; operations: number }> {
+  const plan = await planConsolidation(memory, { model: hostModel(memory) });
+  planned.set(memory, plan);
+  return { passId: plan.passId, operations: plan.operations.length };
 }
 
-/** The functions of core this adapter calls, as the curation work defines them. */
-interface CoreCuration {
-  planConsolidation(host: Memory, options: { model: unknown }): Promise<CorePlan>;
-  applyConsolidation(host: Memory, options: { plan: CorePlan; model: unknown }): Promise<Changed>;
-  undoConsolidation(host: Memory): Promise<Changed>;
-  forget(host: Memory, target: LineRef, options: { reason: string }): Promise<Changed>;
-  undoForget(host: Memory): Promise<Changed>;
-  updateMemory(
-    host: Memory,
-    target: LineRef,
-    text: string,
-    options: { reason: string },
-  ): Promise<Changed>;
-  undoUpdate(host: Memory): Promise<Changed>;
-  hostModel(host: object): unknown;
+/**
+ * Apply only the approved operations (by {@link operationId}) through `applyConsolidation`, the
+ * CLI's journaled apply. Without a model the plan is made again (as the lifecycle view does);
+ * with one, the plan {@link planPass} kept is used (the model is not asked again). Core's
+ * `selectOperations` narrows the plan to the approved operations, working out the diffs, the
+ * recall guard and the report again; the others are reported as not approved. If an approved
+ * operation is no longer in the plan, nothing is applied: the person sees the new plan.
+ *
+ * @throws EngramError `INVALID_ARGUMENT` when nothing is approved; `LIFECYCLE_CONFLICT` when the
+ * plan changed since it was shown (or a file it read changed); `RECALL_GUARD` when the approved
+ * operations would make memory unfindable.
+ */
+export async function applyApprovedOperations(
+  memory: Memory,
+  approvedIds: readonly string[],
+): Promise<ApprovedConsolidation> {
+  const approved = new Set(approvedIds);
+  if (approved.size === 0) {
+    throw new EngramError("INVALID_ARGUMENT", "no operation is approved", {
+      hint: "tick the operations to carry out, then apply",
+    });
+  }
+  const model = hostModel(memory);
+  const full = model ? planned.get(memory) : await planConsolidation(memory, { model: null });
+  if (!full) {
+    throw new EngramError("LIFECYCLE_CONFLICT", "there is no consolidation plan to apply", {
+      hint: "plan a pass first, then approve its operations",
+    });
+  }
+  const chosen = full.operations.filter((o) => approved.has(operationId(o)));
+  const found = new Set(chosen.map(operationId));
+  if ([...approved].some((id) => !found.has(id))) {
+    throw new EngramError(
+      "LIFECYCLE_CONFLICT",
+      "the consolidation plan changed since it was shown",
+      { hint: "review the new plan and approve its operations again" },
+    );
+  }
+  const plan =
+    chosen.length === full.operations.length
+      ? full
+      : await selectOperations(
+          memory,
+          full,
+          chosen.map((o) => o.id),
+        );
+  const result = await applyConsolidation(memory, { plan });
+  planned.delete(memory);
+  return {
+    applyId: result.applyId,
+    approved: chosen.length,
+    rejected: full.operations.length - chosen.length,
+    paths: [...result.paths],
+    report: plan.report,
+  };
 }
 
-const NAMES = [
-  "planConsolidation",
-  "applyConsolidation",
-  "undoConsolidation",
-  "forget",
-  "undoForget",
-  "updateMemory",
-  "undoUpdate",
-  "hostModel",
-] as const;
-
-/** The plans shown, per memory: what an approval refers to. */
-const shown = new WeakMap<Memory, CorePlan>();
-
-const cite = (r: LineRef) =>
-  `${r.path}:${r.startLine === r.endLine ? r.startLine : `${r.startLine}-${r.endLine}`}`;
-
-function toShown(plan: CorePlan): ShownConsolidation {
+function shown(plan: ConsolidationPlan): ShownConsolidation {
   return {
     passId: plan.passId,
     mode: plan.mode,
     operations: plan.operations.map((o) => ({
-      id: o.id,
+      id: operationId(o),
+      ref: o.id,
       op: o.op,
-      targets: o.targets.map(cite),
-      sources: o.sources.map(cite),
+      targets: o.targets.map(formatRef),
+      sources: o.sources.map(formatRef),
       text: o.text,
       reason: o.reason,
       origin: o.origin,
-      ...(o.placed ? { placed: cite(o.placed) } : {}),
+      ...(o.placed ? { placed: formatRef(o.placed) } : {}),
     })),
     refused: plan.refused.map((r) => ({ op: r.operation.op, code: r.code, why: r.why })),
     diffs: plan.diffs,
-    guardFailures: plan.guard.failed.map((f) => `"${f.query}" → ${cite(f.line)}`),
+    guardFailures: plan.guard.failed.map((f) => `"${f.query}" → ${formatRef(f.line)}`),
   };
 }
-
-function outcome(summary: string, done: Changed): CurationOutcome {
-  return { summary, paths: [...(done.paths ?? [])] };
-}
-
-/** The adapter over core's curation API `api`. */
-export function coreAdapter(api: CoreCuration): ConsolidationAdapter {
-  return {
-    available: true,
-    async plan(memory) {
-      if (api.hostModel(memory)) {
-        const kept = shown.get(memory);
-        return kept ? toShown(kept) : null;
-      }
-      const plan = await api.planConsolidation(memory, { model: null });
-      shown.set(memory, plan);
-      return toShown(plan);
-    },
-    async makePlan(memory) {
-      const plan = await api.planConsolidation(memory, { model: api.hostModel(memory) });
-      shown.set(memory, plan);
-      return {
-        summary: `planned pass ${plan.passId}: ${plan.operations.length} operations`,
-        paths: [],
-      };
-    },
-    async applyApproved(memory, ids) {
-      const plan = shown.get(memory);
-      if (!plan) {
-        throw new UiRefusal(
-          409,
-          "NO_PLAN",
-          "there is no consolidation plan to apply",
-          "plan a pass first, then approve its operations",
-        );
-      }
-      const approved = new Set(ids);
-      if (approved.size === 0) {
-        throw new UiRefusal(
-          400,
-          "INVALID_ARGUMENT",
-          "no operation is approved",
-          "tick the operations to carry out, then apply",
-        );
-      }
-      const all = plan.operations.map((o) => o.id);
-      if (approved.size !== all.length || all.some((id) => !approved.has(id))) {
-        throw new UiRefusal(
-          501,
-          "PARTIAL_NOT_AVAILABLE",
-          "core's consolidation applies a plan whole: it cannot apply only some of its operations yet",
-          "approve every operation, or leave the pass (the next one proposes them again)",
-        );
-      }
-      const done = await api.applyConsolidation(memory, { plan, model: api.hostModel(memory) });
-      shown.delete(memory);
-      return outcome(`applied pass ${plan.passId}`, done);
-    },
-    async undo(memory) {
-      return outcome("undid the last consolidation pass", await api.undoConsolidation(memory));
-    },
-    async forget(memory, target, reason) {
-      requireReason(reason);
-      return outcome(`forgot ${cite(target)}`, await api.forget(memory, target, { reason }));
-    },
-    async undoForget(memory) {
-      return outcome("brought back what the last forget removed", await api.undoForget(memory));
-    },
-    async update(memory, target, text, reason) {
-      requireReason(reason);
-      return outcome(
-        `updated ${cite(target)}`,
-        await api.updateMemory(memory, target, text, { reason }),
-      );
-    },
-    async undoUpdate(memory) {
-      return outcome("undid the last update", await api.undoUpdate(memory));
-    },
-  };
-}
-
-function requireReason(reason: string): void {
-  if (!reason.trim()) {
-    throw new UiRefusal(
-      400,
-      "INVALID_ARGUMENT",
-      "say why: a reason is kept with the archived lines",
-      "fill in the reason",
-    );
-  }
-}
-
-/** The adapter when core lacks the API: says what is missing, refuses with 501. */
-export function unavailableAdapter(missing: string): ConsolidationAdapter {
-  const refuse = (): Promise<never> =>
-    Promise.reject(
-      new UiRefusal(
-        501,
-        "NOT_AVAILABLE",
-        missing,
-        "update @engram/core; lifecycle curation works meanwhile",
-      ),
-    );
-  return {
-    available: false,
-    missing,
-    plan: refuse,
-    makePlan: refuse,
-    applyApproved: refuse,
-    undo: refuse,
-    forget: refuse,
-    undoForget: refuse,
-    update: refuse,
-    undoUpdate: refuse,
-  };
-}
-
-const found = core as unknown as Partial<CoreCuration>;
-const absent = NAMES.filter((name) => typeof found[name] !== "function");
-
-/** The consolidation adapter of this build of `@engram/core`. */
-export const consolidation: ConsolidationAdapter =
-  absent.length === 0
-    ? coreAdapter(found as CoreCuration)
-    : unavailableAdapter(
-        `this build of @engram/core has no consolidation, forget or update API yet (${absent.join(", ")})`,
-      );

@@ -2,6 +2,7 @@ import { EngramError, promotionCandidates, readAudit } from "@engram/core";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { UiContext, UiEnv } from "../context.js";
+import { showConsolidation } from "../curation/consolidation.js";
 import { showLifecyclePlan } from "../curation/lifecycle.js";
 import { readFileView } from "../data/files.js";
 import { runSearch } from "../data/search.js";
@@ -115,7 +116,7 @@ export function registerApi(app: Hono<UiEnv>, ctx: UiContext, streams: Set<() =>
     "/api/consolidation/plan",
     run(async (c) => {
       main(c);
-      return ctx.consolidation.plan(ctx.memory);
+      return showConsolidation(ctx.memory);
     }),
   );
   for (const write of WRITES) {

@@ -1,6 +1,7 @@
 import { promotionCandidates, readAudit } from "@engram/core";
 import type { Context, Hono } from "hono";
 import type { UiContext, UiEnv } from "../context.js";
+import { showConsolidation } from "../curation/consolidation.js";
 import { showLifecyclePlan } from "../curation/lifecycle.js";
 import { readBench } from "../data/bench.js";
 import { readFileView } from "../data/files.js";
@@ -74,11 +75,7 @@ export function registerPages(app: Hono<UiEnv>, ctx: UiContext): void {
       const path = c.req.query("path") ?? "";
       const file = await readFileView(ctx.memory, path, c.get("scope"));
       const lines = parseLines(c.req.query("lines"), file.totalLines);
-      const curate =
-        c.get("scope") === "main" &&
-        !ctx.readOnly &&
-        ctx.consolidation.available &&
-        file.tier === "long";
+      const curate = c.get("scope") === "main" && !ctx.readOnly && file.tier === "long";
       const notice = c.req.query("notice");
       return send(
         c,
@@ -95,6 +92,9 @@ export function registerPages(app: Hono<UiEnv>, ctx: UiContext): void {
           edit: c.req.query("edit") === "1",
           curate,
         }),
+        // A page with forget/edit forms only says that memory changed: swapping it in place
+        // would replace a form the person is filling in.
+        { live: curate ? "notice" : "swap" },
       );
     } catch (error) {
       return fail(c, "File", error);
@@ -150,10 +150,8 @@ export function registerPages(app: Hono<UiEnv>, ctx: UiContext): void {
 }
 
 async function consolidationState(ctx: UiContext): Promise<CurateData["consolidation"]> {
-  if (!ctx.consolidation.available)
-    return { unavailable: ctx.consolidation.missing ?? "not in this build" };
   try {
-    const plan = await ctx.consolidation.plan(ctx.memory);
+    const plan = await showConsolidation(ctx.memory);
     return plan ? { plan } : { unplanned: true };
   } catch (error) {
     return { error: describeError(error).body.error.message };
@@ -186,9 +184,13 @@ function noticeOf(c: Context<UiEnv>): string | null {
     case "planned":
       return "Planned a consolidation pass: review its operations below.";
     case "consolidated":
-      return `Applied ${q.n ?? "?"} operation(s).`;
+      return `Applied ${q.n ?? "?"} approved operation(s)${
+        Number(q.rejected) > 0
+          ? `; ${q.rejected} rejected, listed as not approved in the pass's report`
+          : ""
+      } (pass ${q.id ?? ""}).`;
     case "unconsolidated":
-      return "Undid the last consolidation pass.";
+      return `Undid the last consolidation pass (${q.id ?? ""}): its files are as they were.`;
     case "forgotten":
       return "Forgotten: the lines are in the archive.";
     case "unforgotten":

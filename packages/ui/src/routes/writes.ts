@@ -1,6 +1,7 @@
-import { EngramError } from "@engram/core";
+import { EngramError, undoConsolidation, undoForget, undoUpdate } from "@engram/core";
 import type { UiContext } from "../context.js";
-import type { LineTarget } from "../curation/consolidation.js";
+import { applyApprovedOperations, planPass } from "../curation/consolidation.js";
+import { forgetLines, type LineTarget, updateLines } from "../curation/edits.js";
 import { applyApprovedMoves, undoLifecycle } from "../curation/lifecycle.js";
 
 /** What a write did: the paths it changed, its result (the API's answer), where a form goes next. */
@@ -44,45 +45,43 @@ export const WRITES: ReadonlyArray<{
   {
     name: "consolidation/plan",
     run: async (ctx) => {
-      const done = await ctx.consolidation.makePlan(ctx.memory);
+      const done = await planPass(ctx.memory);
       return { paths: [], result: done, back: { path: "/curate", query: { notice: "planned" } } };
     },
   },
   {
     name: "consolidation/apply",
     run: async (ctx, input) => {
-      const approve = strings(input.approve);
-      const done = await ctx.consolidation.applyApproved(ctx.memory, approve);
-      return {
-        paths: done.paths,
-        result: done,
-        back: { path: "/curate", query: { notice: "consolidated", n: approve.length } },
+      const done = await applyApprovedOperations(ctx.memory, strings(input.approve));
+      const query = {
+        notice: "consolidated",
+        n: done.approved,
+        rejected: done.rejected,
+        id: done.applyId,
       };
+      return { paths: done.paths, result: done, back: { path: "/curate", query } };
     },
   },
   {
     name: "consolidation/undo",
     run: async (ctx) => {
-      const done = await ctx.consolidation.undo(ctx.memory);
-      return {
-        paths: done.paths,
-        result: done,
-        back: { path: "/curate", query: { notice: "unconsolidated" } },
-      };
+      const done = await undoConsolidation(ctx.memory);
+      const query = { notice: "unconsolidated", id: done.applyId };
+      return { paths: done.paths, result: done, back: { path: "/curate", query } };
     },
   },
   {
     name: "forget",
     run: async (ctx, input) => {
       const target = lineTarget(input);
-      const done = await ctx.consolidation.forget(ctx.memory, target, text(input.reason));
-      return { paths: done.paths, result: done, back: onFile(target.path, "forgotten") };
+      const done = await forgetLines(ctx.memory, target, text(input.reason));
+      return { paths: done.paths ?? [], result: done, back: onFile(target.path, "forgotten") };
     },
   },
   {
     name: "forget/undo",
     run: async (ctx, input) => {
-      const done = await ctx.consolidation.undoForget(ctx.memory);
+      const done = await undoForget(ctx.memory);
       return { paths: done.paths, result: done, back: onFile(text(input.path), "unforgotten") };
     },
   },
@@ -90,19 +89,14 @@ export const WRITES: ReadonlyArray<{
     name: "update",
     run: async (ctx, input) => {
       const target = lineTarget(input);
-      const done = await ctx.consolidation.update(
-        ctx.memory,
-        target,
-        text(input.text),
-        text(input.reason),
-      );
+      const done = await updateLines(ctx.memory, target, text(input.text), text(input.reason));
       return { paths: done.paths, result: done, back: onFile(target.path, "updated") };
     },
   },
   {
     name: "update/undo",
     run: async (ctx, input) => {
-      const done = await ctx.consolidation.undoUpdate(ctx.memory);
+      const done = await undoUpdate(ctx.memory);
       return { paths: done.paths, result: done, back: onFile(text(input.path), "unupdated") };
     },
   },

@@ -7,11 +7,7 @@ import { cite, formFields, type Html, href, html, type PageContext } from "./htm
 export interface CurateData {
   lifecycle: ShownPlan;
   /** The consolidation plan, or why there is none. */
-  consolidation:
-    | { plan: ShownConsolidation }
-    | { unplanned: true }
-    | { unavailable: string }
-    | { error: string };
+  consolidation: { plan: ShownConsolidation } | { unplanned: true } | { error: string };
   candidates: CandidatesResult;
   audit: AuditEntry[];
   /** The outcome of the action that led here. */
@@ -84,10 +80,6 @@ ${
 }
 
 function consolidationSection(page: PageContext, state: CurateData["consolidation"]): Html {
-  if ("unavailable" in state) {
-    return html`<section class="plan" id="consolidation"><h2>Consolidation plan</h2>
-<p class="notice-line">Not available: ${state.unavailable}.</p></section>`;
-  }
   if ("unplanned" in state) {
     return html`<section class="plan" id="consolidation"><h2>Consolidation plan</h2>
 <p class="muted">A pass reads the notes since the last one and proposes ADD / UPDATE / SUPERSEDE / MERGE operations for long-term memory. With a language model configured, planning spends tokens, so it runs when asked.</p>
@@ -106,7 +98,10 @@ ${
   return html`<section class="plan" id="consolidation">
 <h2>Consolidation plan <small>${plan.operations.length} operations · ${plan.mode}</small></h2>
 ${plan.guardFailures.length ? html`<p class="error-line">The recall guard refuses this plan: ${plan.guardFailures.join("; ")}</p>` : ""}
-${writable ? html`<form method="post" action="/actions/consolidation/apply" class="plan-form">${formFields(page)}` : html`<div class="plan-form">`}
+${
+  plan.operations.length === 0
+    ? html`<p class="empty">Nothing to do: the pass proposes no change.</p>`
+    : html`${writable ? html`<form method="post" action="/actions/consolidation/apply" class="plan-form">${formFields(page)}` : html`<div class="plan-form">`}
   ${writable ? html`<p class="plan-tools"><button type="button" data-select="all">approve all</button> <button type="button" data-select="none">reject all</button> <span class="muted" data-count></span></p>` : ""}
   <ul class="moves">
   ${plan.operations.map(
@@ -120,7 +115,8 @@ ${writable ? html`<form method="post" action="/actions/consolidation/apply" clas
   </li>`,
   )}
   </ul>
-  ${writable ? html`${plan.operations.length ? html`<button type="submit" class="primary">Apply approved operations</button>` : ""}</form>` : html`</div>`}
+  ${writable ? html`<button type="submit" class="primary">Apply approved operations</button></form>` : html`</div>`}`
+}
 ${plan.diffs.map(
   // Memory files open; the pass's own state and report files stay folded.
   (d) =>

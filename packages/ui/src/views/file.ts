@@ -11,7 +11,7 @@ export interface FileViewOptions {
   rawView: boolean;
   /** Show the edit form for `lines`. */
   edit: boolean;
-  /** Whether forget/edit controls are offered (main scope, writable, long-term, API present). */
+  /** Whether forget/edit controls are offered (main scope, writable, long-term). */
   curate: boolean;
   /** The outcome of a forget or edit that led here: said, with its undo. */
   notice?: "forgotten" | "unforgotten" | "updated" | "unupdated";
