@@ -61,7 +61,7 @@ const STALE_META_KEY = "store-lancedb.fulltext-stale";
 
 /**
  * Bounds of LanceDB's caches for this store's connection: the indexes searches read (full text,
- * vectors, filters; ~100 MB at 100,000 chunks) and file metadata. LanceDB's defaults (6 GB and
+ * vectors, filters: 24 MB on disk at 30,000 chunks) and file metadata. LanceDB's defaults (6 GB and
  * 1 GB) are sized for a server; a long-lived engram process (watch, an MCP server) rebuilds its
  * full-text index many times and should not grow toward them.
  */
