@@ -5,6 +5,7 @@ import {
   mkdir,
   open,
   readdir,
+  rename,
   rmdir,
   stat,
   unlink,
@@ -13,7 +14,6 @@ import {
 import path from "node:path";
 import { EngramError } from "../errors.js";
 import { projectLock } from "../tiers/mid-term.js";
-import { writeFileAtomic } from "../workspace/atomic.js";
 import { syncDir, syncFile } from "../workspace/durable.js";
 import { withWorkspaceLock } from "../workspace/lock.js";
 import { entryKind, hashOrNull, workspacePath } from "./files.js";
@@ -158,7 +158,7 @@ export async function runStep(
         } else {
           const content = await blobs.get(ws, step.after);
           if (step.before === null) await placeBytes(content, abs);
-          else await writeFileAtomic(abs, content);
+          else await replaceBytes(content, abs);
           if (step.afterMtimeMs !== undefined) {
             await utimes(abs, Date.now() / 1000, utimeSeconds(step.afterMtimeMs));
           }
@@ -248,6 +248,31 @@ async function placeBytes(content: Buffer, dst: string): Promise<void> {
   await linkInto(tmp, dst);
 }
 
+/**
+ * Replace `dst` by `content` at once: a temp file beside it (named so that recovery sweeps it
+ * away if the process dies before the rename, which write-file-atomic's names would not allow),
+ * fsynced, with `dst`'s permissions, renamed over it.
+ */
+async function replaceBytes(content: Buffer, dst: string): Promise<void> {
+  const tmp = tempBeside(dst);
+  const { mode } = await stat(dst);
+  const handle = await open(tmp, "wx");
+  try {
+    await handle.writeFile(content);
+    await handle.chmod(mode & 0o7777);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, dst);
+  } catch (error) {
+    await unlink(tmp).catch(() => {});
+    throw error;
+  }
+  await syncDir(path.dirname(dst));
+}
+
 async function linkInto(tmp: string, dst: string): Promise<void> {
   try {
     await link(tmp, dst);
@@ -268,7 +293,7 @@ async function linkInto(tmp: string, dst: string): Promise<void> {
   await syncDir(path.dirname(dst));
 }
 
-/** Temp files this module leaves behind only when the process dies mid-copy. */
+/** Temp files this module leaves behind only when the process dies mid-copy or mid-write. */
 export const TEMP_FILE_RE = /^\..+\.engram-[0-9a-f]{8}\.tmp$/;
 
 function tempBeside(abs: string): string {
