@@ -56,6 +56,16 @@ export async function guarded<T>(
   }
 }
 
+/**
+ * True for LanceDB's error when a file of the version a read started from is gone: another
+ * process (or this one's upkeep) pruned that version while the read ran, or the read used a
+ * snapshot older than its consistency interval. Reading again from the latest version succeeds.
+ */
+export function isMissingFile(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /\bNot found: |\bNotFound\b|No such file or directory/.test(message);
+}
+
 function firstLine(message: string): string {
   const line = message.split("\n", 1)[0] ?? message;
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;

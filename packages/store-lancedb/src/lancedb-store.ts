@@ -16,12 +16,13 @@ import {
   storeClosedError,
   storeNotInitialisedError,
 } from "@engram/core/driver";
-import { type Connection, connect, type Table } from "@lancedb/lancedb";
-import { guarded, rebuildHint } from "./errors.js";
+import { type Connection, connect, Session, type Table } from "@lancedb/lancedb";
+import { guarded, isMissingFile, rebuildHint } from "./errors.js";
 import { ensureFulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
 import { LanceDbKeyValue, writeEntries } from "./key-value.js";
 import { folderBytes, type Location, parseLocation } from "./location.js";
 import { Maintenance, type Tables } from "./maintenance.js";
+import { MetaReader, readMeta, upsertMeta } from "./meta.js";
 import type { LanceDbStoreOptions } from "./options.js";
 import { type ResolvedOptions, resolveOptions } from "./options-check.js";
 import type { Scored } from "./ranking.js";
@@ -50,7 +51,7 @@ import {
   VECTOR_COLUMN,
 } from "./schema.js";
 import { Serial } from "./serial.js";
-import { column, equals, isIn } from "./sql.js";
+import { column, ensureFilterIndexes, equals, isIn } from "./sql.js";
 import { searchVector } from "./vectors.js";
 
 /**
@@ -58,6 +59,15 @@ import { searchVector } from "./vectors.js";
  * saved at `close()`, so the next process knows how stale the index statistics are.
  */
 const STALE_META_KEY = "store-lancedb.fulltext-stale";
+
+/**
+ * Bounds of LanceDB's caches for this store's connection: the indexes searches read (full text,
+ * vectors, filters: 24 MB on disk at 30,000 chunks) and file metadata. LanceDB's defaults (6 GB and
+ * 1 GB) are sized for a server; a long-lived engram process (watch, an MCP server) rebuilds its
+ * full-text index many times and should not grow toward them.
+ */
+const INDEX_CACHE_BYTES = 512n << 20n;
+const METADATA_CACHE_BYTES = 64n << 20n;
 
 /** Paths per `IN (…)` list when deleting or replacing chunks of many files. */
 const PATHS_PER_STATEMENT = 1000;
@@ -87,6 +97,7 @@ export class LanceDbStore implements MemoryStore {
   readonly #options: ResolvedOptions;
   readonly #serial = new Serial();
   readonly #maintenance: Maintenance;
+  readonly #meta = new MetaReader();
   /** The stale-row count stored in meta when the store opened (see {@link STALE_META_KEY}). */
   #savedStaleRows = 0;
   #open: Open | undefined;
@@ -127,7 +138,7 @@ export class LanceDbStore implements MemoryStore {
   }
 
   async getMeta(key: string): Promise<string | undefined> {
-    return this.#read("read meta", ({ meta }) => readMeta(meta, key));
+    return this.#read("read meta", ({ meta }) => this.#meta.get(meta, key));
   }
 
   async setMeta(key: string, value: string): Promise<void> {
@@ -159,7 +170,7 @@ export class LanceDbStore implements MemoryStore {
         mode: "overwrite",
       });
       chunks.close();
-      await ensureFulltextIndex(open.chunks);
+      await ensureIndexes(open.chunks);
       this.#maintenance.restart(0);
     });
   }
@@ -282,6 +293,8 @@ export class LanceDbStore implements MemoryStore {
     const open = this.#open;
     this.#open = undefined;
     if (!open) return;
+    // Best effort: an index left behind is still correct, only slower to search.
+    await this.#maintenance.settle(open).catch(() => undefined);
     if (this.#maintenance.staleRows !== this.#savedStaleRows) {
       // Best effort: the count only decides when the next process rebuilds the full-text index.
       await upsertMeta(open.meta, STALE_META_KEY, String(this.#maintenance.staleRows)).catch(
@@ -295,10 +308,11 @@ export class LanceDbStore implements MemoryStore {
   async #connect(): Promise<void> {
     const { uri, storageOptions, readConsistencySeconds } = this.#options;
     const open = await guarded(this.location, "open the index", async () => {
-      const db = await connect(uri, {
-        storageOptions,
-        readConsistencyInterval: readConsistencySeconds,
-      });
+      const db = await connect(
+        uri,
+        { storageOptions, readConsistencyInterval: readConsistencySeconds },
+        new Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES),
+      );
       try {
         const names = new Set(await db.tableNames());
         const table = async (name: string, schema: ReturnType<typeof metaSchema>) => {
@@ -324,7 +338,7 @@ export class LanceDbStore implements MemoryStore {
         };
         await this.#checkSchemaVersion(open.meta);
         if (names.has(OLD_CACHE_TABLE)) await moveEmbeddingCache(db, open.keyValue);
-        await ensureFulltextIndex(open.chunks);
+        await ensureIndexes(open.chunks);
         // Deleted rows are invisible in the index's numbers, so the last writer saved its count.
         const saved = Number(await readMeta(open.meta, STALE_META_KEY)) || 0;
         this.#savedStaleRows = saved;
@@ -432,16 +446,28 @@ export class LanceDbStore implements MemoryStore {
       return folderBytes(location.folder);
     }
     let total = 0;
-    for (const table of [open.meta, open.files, open.chunks, open.keyValue]) {
+    for (const table of tablesOf(open)) {
       total += (await table.stats()).totalBytes;
     }
     return total;
   }
 
-  /** Run a read against the open tables; failures become EngramErrors. */
+  /**
+   * Run a read against the open tables; failures become EngramErrors. A read whose version lost
+   * its files while it ran (pruned by this store's upkeep or another process's) runs once more on
+   * the latest version: superseded versions are pruned right away, so that race is expected.
+   */
   async #read<T>(action: string, fn: (open: Open) => Promise<T>): Promise<T> {
     const open = this.#use(action);
-    return guarded(this.location, action, () => fn(open));
+    return guarded(this.location, action, async () => {
+      try {
+        return await fn(open);
+      } catch (error) {
+        if (!isMissingFile(error)) throw error;
+        await Promise.all(tablesOf(open).map((table) => table.checkoutLatest()));
+        return fn(open);
+      }
+    });
   }
 
   /**
@@ -466,19 +492,6 @@ export class LanceDbStore implements MemoryStore {
       throw storeClosedError(`LanceDB store at ${this.location.uri}`);
     }
   }
-}
-
-async function readMeta(meta: Table, key: string): Promise<string | undefined> {
-  const rows = await meta.query().where(equals("key", key)).select(["value"]).toArray();
-  return (rows[0] as { value: string } | undefined)?.value;
-}
-
-async function upsertMeta(meta: Table, key: string, value: string): Promise<void> {
-  await meta
-    .mergeInsert("key")
-    .whenMatchedUpdateAll()
-    .whenNotMatchedInsertAll()
-    .execute([{ key, value }]);
 }
 
 /**
@@ -508,8 +521,18 @@ async function moveEmbeddingCache(db: Connection, keyValue: Table): Promise<void
 
 /** Release the tables and the connection (LanceDB's close is synchronous and idempotent). */
 function closeAll(open: Open): void {
-  for (const table of [open.meta, open.files, open.chunks, open.keyValue]) table.close();
+  for (const table of tablesOf(open)) table.close();
   open.db.close();
+}
+
+/** The chunks table's full-text index and filter indexes, created where missing. */
+async function ensureIndexes(chunks: Table): Promise<void> {
+  await ensureFulltextIndex(chunks);
+  await ensureFilterIndexes(chunks);
+}
+
+function tablesOf(open: Open): Table[] {
+  return [open.meta, open.files, open.chunks, open.keyValue];
 }
 
 function toHits(scored: Scored[]): StoreHit[] {

@@ -40,15 +40,16 @@ export function resolveOptions(options: LanceDbStoreOptions): ResolvedOptions {
     }
   }
   const remote = parseLocation(uri).kind === "remote";
+  const readConsistencySeconds = number(
+    "readConsistencySeconds",
+    options.readConsistencySeconds,
+    remote ? REMOTE_READ_CONSISTENCY_SECONDS : 0,
+    { min: 0 },
+  );
   return {
     uri,
     storageOptions,
-    readConsistencySeconds: number(
-      "readConsistencySeconds",
-      options.readConsistencySeconds,
-      remote ? REMOTE_READ_CONSISTENCY_SECONDS : 0,
-      { min: 0 },
-    ),
+    readConsistencySeconds,
     vectorIndexMinRows: number(
       "vectorIndexMinRows",
       options.vectorIndexMinRows,
@@ -64,7 +65,8 @@ export function resolveOptions(options: LanceDbStoreOptions): ResolvedOptions {
     versionRetentionMs: number(
       "versionRetentionMs",
       options.versionRetentionMs,
-      DEFAULT_VERSION_RETENTION_MS,
+      // A reader may use a snapshot this old: keep what it reads until it looks again.
+      Math.max(DEFAULT_VERSION_RETENTION_MS, readConsistencySeconds * 1000),
       { min: 0 },
     ),
   };

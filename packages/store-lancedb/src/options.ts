@@ -32,8 +32,11 @@ export interface LanceDbStoreOptions {
    */
   fulltextStaleFraction?: number;
   /**
-   * How long superseded table versions are kept on disk when the store optimizes, in ms (readers
-   * in other processes may still be reading them). Default {@link DEFAULT_VERSION_RETENTION_MS}.
+   * How long a table version is kept on disk once a newer one replaced it, in ms, for readers that
+   * may still be using it (another process, or a snapshot up to `readConsistencySeconds` old).
+   * Versions are pruned whenever the store optimizes a table. A read that loses its files anyway is
+   * retried on the latest version. Default: `readConsistencySeconds` (0 for a local folder, 5 s on
+   * object storage), so a reader's snapshot outlives its consistency window.
    */
   versionRetentionMs?: number;
 }
@@ -61,5 +64,11 @@ export const DEFAULT_VECTOR_INDEX_MIN_ROWS = 20_000;
 /** Default {@link LanceDbStoreOptions.fulltextStaleFraction}. */
 export const DEFAULT_FULLTEXT_STALE_FRACTION = 0.05;
 
-/** Default {@link LanceDbStoreOptions.versionRetentionMs}: ten minutes. */
-export const DEFAULT_VERSION_RETENTION_MS = 10 * 60 * 1000;
+/**
+ * Default {@link LanceDbStoreOptions.versionRetentionMs} for a local folder: none. Every superseded
+ * version is pruned at the next upkeep, so the folder holds one version of each table at rest; a
+ * read in flight across a prune is retried. (Keeping ten minutes of versions made a
+ * 100,000-chunk index 20× its live size right after a sync.) On object storage the default is the
+ * read consistency interval.
+ */
+export const DEFAULT_VERSION_RETENTION_MS = 0;

@@ -12,6 +12,7 @@ describe("two stores over one folder", () => {
     const writer = await temp.open({ uri });
     const reader = await temp.open({ uri });
     expect(await reader.searchText(["alpha"], 5)).toEqual([]);
+    expect(await reader.getMeta("engram.identity")).toBeUndefined();
     await writer.write({ upserts: [upsert("a.md", [[1, ["alpha"]]])] });
     await writer.setMeta("engram.identity", "x");
     expect((await reader.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
@@ -19,6 +20,20 @@ describe("two stores over one folder", () => {
     await writer.reset({ dims: 4 });
     expect(await reader.dims()).toBe(4);
     expect(await reader.listFiles()).toEqual([]);
+  });
+
+  it("a read whose version another store pruned meanwhile runs again on the latest version", async () => {
+    const uri = await temp.dir();
+    const writer = await temp.open({ uri });
+    await writer.write({ upserts: [upsert("a.md", [[1, ["alpha"]]])] });
+    // A reader that looks for other processes' commits once an hour keeps reading its snapshot.
+    const reader = await temp.open({ uri, readConsistencySeconds: 3600 });
+    expect(paths(await reader.searchText(["alpha"], 5))).toEqual(["a.md"]);
+    await writer.write({ upserts: [upsert("a.md", [[1, ["beta"]]])] });
+    await writer.optimize(); // compacts and prunes every superseded version: the snapshot's files
+    // Reading the snapshot's data would fail (its files are gone): the store reads the latest.
+    expect((await reader.getChunks("a.md")).map((chunk) => chunk.text)).toEqual(["beta"]);
+    expect(paths(await reader.searchText(["beta"], 5))).toEqual(["a.md"]);
   });
 
   it("changes issued together on one store apply in call order", async () => {
@@ -63,3 +78,7 @@ describe("two stores over one folder", () => {
     after.close();
   });
 });
+
+function paths(hits: ReadonlyArray<{ chunk: { path: string } }>): string[] {
+  return hits.map((hit) => hit.chunk.path);
+}

@@ -1,11 +1,23 @@
-import { connect, MatchQuery } from "@lancedb/lancedb";
+import { connect, MatchQuery, type Table } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { fulltextIndex, rebuildFulltextIndex } from "../src/fulltext.js";
-import { COMMITS_BEFORE_OPTIMIZE } from "../src/maintenance.js";
+import {
+  COMMITS_BEFORE_OPTIMIZE,
+  pruneCutoff,
+  SETTLE_ROWS_AT_CLOSE,
+  VECTOR_INDEX_ROWS_META_KEY,
+} from "../src/maintenance.js";
+import { resolveOptions } from "../src/options-check.js";
+import { TABLES } from "../src/schema.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
+
+/** The chunks table's full-text index, as LanceDB lists it. */
+async function fulltextIndexOf(chunks: Table) {
+  return (await chunks.listIndices()).find((index) => index.indexType === "FTS");
+}
 
 /** `count` files of one chunk each, all holding `common` and a term of their own. */
 function files(prefix: string, count: number) {
@@ -19,7 +31,7 @@ describe("full-text index upkeep", () => {
     const uri = await temp.dir();
     const store = await temp.open({ uri });
     await store.write({ upserts: files("a", 50) });
-    const [index] = await (await temp.table(uri, "chunks")).listIndices();
+    const index = await fulltextIndexOf(await temp.table(uri, "chunks"));
     expect(index).toMatchObject({ indexType: "FTS", numIndexedRows: 50, numUnindexedRows: 0 });
   });
 
@@ -31,14 +43,14 @@ describe("full-text index upkeep", () => {
 
     // 2 new rows of 102: under 20 %, so LanceDB scans them next to the index.
     await store.write({ upserts: files("b", 2) });
-    expect((await chunks.listIndices())[0]).toMatchObject({ numUnindexedRows: 2 });
+    expect(await fulltextIndexOf(chunks)).toMatchObject({ numUnindexedRows: 2 });
     expect((await store.searchText(["b1"], 5)).map((hit) => hit.chunk.path)).toEqual(["b/001.md"]);
 
     // Replacing 15 more (15 deleted + 15 inserted rows): past 20 % in total, so it refreshes.
     await store.write({
       upserts: files("a", 15).map((u) => ({ ...u, file: { ...u.file, size: 1 } })),
     });
-    expect((await chunks.listIndices())[0]).toMatchObject({
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
       numIndexedRows: 102,
       numUnindexedRows: 0,
     });
@@ -140,6 +152,21 @@ describe("LanceDB's full-text index, as the store found it", () => {
   });
 });
 
+describe("filter indexes", () => {
+  it("tier and source have bitmap indexes, from the start and after a reset", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri });
+    const bitmaps = async () =>
+      (await (await temp.table(uri, "chunks")).listIndices())
+        .filter((index) => index.indexType === "Bitmap")
+        .flatMap((index) => index.columns)
+        .sort();
+    expect(await bitmaps()).toEqual(["source", "tier"]);
+    await store.reset({ dims: 2 });
+    expect(await bitmaps()).toEqual(["source", "tier"]);
+  });
+});
+
 describe("version pruning", () => {
   it("optimize keeps only the versions inside the retention", async () => {
     const uri = await temp.dir();
@@ -150,6 +177,47 @@ describe("version pruning", () => {
     await store.optimize();
     expect((await chunks.listVersions()).length).toBeLessThanOrEqual(2);
     expect(await store.searchText(["v"], 10)).toHaveLength(5);
+  });
+
+  it("by default a local store keeps one version of each table once optimized", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri });
+    for (let i = 0; i < 3; i++) await store.write({ upserts: [upsert(`v${i}.md`, [[1, ["v"]]])] });
+    await store.setMeta("k", "v");
+    await store.keyValue.set([["key", Uint8Array.from([1, 2])]]);
+    await store.optimize();
+    for (const name of Object.values(TABLES)) {
+      expect((await (await temp.table(uri, name)).listVersions()).length, name).toBe(1);
+    }
+    expect(await store.searchText(["v"], 10)).toHaveLength(3);
+  });
+
+  it("keeps versions at least as long as a reader's snapshot may be used", () => {
+    expect(resolveOptions({ uri: "/tmp/x" }).versionRetentionMs).toBe(0);
+    expect(resolveOptions({ uri: "s3://bucket/x" }).versionRetentionMs).toBe(5000);
+    expect(resolveOptions({ uri: "/tmp/x", readConsistencySeconds: 60 }).versionRetentionMs).toBe(
+      60_000,
+    );
+    expect(resolveOptions({ uri: "s3://bucket/x", versionRetentionMs: 1 }).versionRetentionMs).toBe(
+      1,
+    );
+  });
+
+  it("prunes by when a version was superseded, not when it was written", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, fulltextStaleFraction: 10 });
+    for (let i = 0; i < 3; i++) await store.setMeta("k", `${i}`);
+    const meta = await temp.table(uri, "meta");
+    const times = (await meta.listVersions()).map((v) => v.timestamp.getTime());
+    const [first = 0, second = 0] = times;
+    const last = times[times.length - 1] ?? 0;
+    const retention = 60_000;
+    // The newest version written before now − retention is the cutoff: older ones were replaced
+    // before that moment; it was replaced after it, so it stays.
+    expect((await pruneCutoff(meta, retention, second + retention)).getTime()).toBe(second);
+    expect((await pruneCutoff(meta, retention, last + retention + 1)).getTime()).toBe(last);
+    expect((await pruneCutoff(meta, retention, first + retention - 1)).getTime()).toBe(0);
+    expect((await pruneCutoff(meta, 0, 123)).getTime()).toBe(123);
   });
 
   it(`a table is optimized after ${COMMITS_BEFORE_OPTIMIZE} commits`, async () => {
@@ -221,5 +289,54 @@ describe("vector index", () => {
       .sort((a, b) => b.score - a.score)
       .slice(0, 20);
     expect(mid.map((hit) => hit.chunk.path)).toEqual(oracle.map((o) => o.path));
+  }, 120_000);
+
+  it("is rebuilt as one segment once the vectors doubled since its last build", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, vectorIndexMinRows: 300, fulltextStaleFraction: 0 });
+    await store.reset({ dims: DIMS });
+    const batch = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, n) =>
+        upsert(`w/${String(from + n).padStart(4, "0")}.md`, [
+          [1, [`t${from + n}`], vector(from + n)],
+        ]),
+      );
+    const chunks = await temp.table(uri, "chunks");
+    const segments = async () => (await chunks.indexStats("vector_idx"))?.numIndices;
+    await store.write({ upserts: batch(0, 300) });
+    expect(await store.getMeta(VECTOR_INDEX_ROWS_META_KEY)).toBe("300");
+    await store.write({ upserts: batch(300, 400) }); // optimized: the new vectors, a segment apart
+    await store.write({ upserts: batch(400, 500) });
+    expect(await segments()).toBeGreaterThan(1);
+    await store.write({ upserts: batch(500, 600) }); // 600 = twice 300
+    expect(await segments()).toBe(1);
+    expect(await store.getMeta(VECTOR_INDEX_ROWS_META_KEY)).toBe("600");
+    expect((await store.searchVector(Float32Array.from(vector(555)), 1))[0]?.chunk.path).toBe(
+      "w/0555.md",
+    );
+  }, 120_000);
+});
+
+describe("closing", () => {
+  it(`indexes what a write left unindexed once that reaches ${SETTLE_ROWS_AT_CLOSE} rows`, async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, fulltextStaleFraction: 10 });
+    await store.write({ upserts: files("a", SETTLE_ROWS_AT_CLOSE - 1) });
+    const chunks = await temp.table(uri, "chunks");
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
+      numUnindexedRows: SETTLE_ROWS_AT_CLOSE - 1,
+    });
+    await store.close();
+    // Fewer than the bound: left as it is (a few appended lines do not pay for a rebuild).
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
+      numUnindexedRows: SETTLE_ROWS_AT_CLOSE - 1,
+    });
+    const again = await temp.open({ uri, fulltextStaleFraction: 10 });
+    await again.write({ upserts: files("b", 1) });
+    await again.close();
+    expect(await fulltextIndexOf(chunks)).toMatchObject({
+      numIndexedRows: SETTLE_ROWS_AT_CLOSE,
+      numUnindexedRows: 0,
+    });
   }, 120_000);
 });

@@ -5,8 +5,11 @@ import {
   generateSealKey,
   rotateMemoryKey,
   type SealOutcome,
+  type SpanSealOutcome,
   sealMemoryFiles,
+  sealMemorySpans,
   unsealMemoryFiles,
+  unsealMemorySpans,
 } from "@engram/core";
 import type { Command } from "commander";
 import { globals, withMemory } from "../context.js";
@@ -21,9 +24,15 @@ export function registerSeal(program: Command, io: Io): void {
     .command("seal")
     .description("encrypt memory files at rest (age); each becomes a readable sealed placeholder")
     .argument("<paths...>", "workspace-relative memory files, as engram get takes them")
-    .action(async (paths: string[], _flags: unknown, cmd: Command) => {
+    .option(
+      "--spans",
+      "seal only the private spans (<!-- engram:private --> … <!-- /engram:private -->) in place; the rest stays plain",
+    )
+    .action(async (paths: string[], flags: { spans?: boolean }, cmd: Command) => {
       await withMemory(cmd, async (memory, g) => {
-        const outcomes = await sealMemoryFiles(memory, paths);
+        const outcomes = flags.spans
+          ? await sealMemorySpans(memory, paths)
+          : await sealMemoryFiles(memory, paths);
         report(io, g.json, outcomes, "sealed", "already sealed");
         if (!g.json && outcomes.some((o) => o.wasIndexed)) {
           line(
@@ -37,16 +46,19 @@ export function registerSeal(program: Command, io: Io): void {
     .command("unseal")
     .description("restore sealed memory files to their exact original bytes (needs the key)")
     .argument("<paths...>", "workspace-relative memory files, as engram get takes them")
-    .action(async (paths: string[], _flags: unknown, cmd: Command) => {
+    .option("--spans", "open the private spans sealed in place (engram seal --spans)")
+    .action(async (paths: string[], flags: { spans?: boolean }, cmd: Command) => {
       await withMemory(cmd, async (memory, g) => {
-        const outcomes = await unsealMemoryFiles(memory, paths);
+        const outcomes = flags.spans
+          ? await unsealMemorySpans(memory, paths)
+          : await unsealMemoryFiles(memory, paths);
         report(io, g.json, outcomes, "unsealed", "not sealed");
       });
     });
   program
     .command("rekey")
     .description(
-      "re-seal every sealed file to a new key (ENGRAM_NEW_KEY or ENGRAM_NEW_KEY_FILE); journaled, resumable",
+      "re-seal every sealed file and sealed span to a new key (ENGRAM_NEW_KEY or ENGRAM_NEW_KEY_FILE); journaled, resumable",
     )
     .action(async (_flags: unknown, cmd: Command) => {
       await withMemory(cmd, async (memory, g) => {
@@ -99,7 +111,7 @@ export function registerSeal(program: Command, io: Io): void {
 function report(
   io: Io,
   asJson: boolean | undefined,
-  outcomes: SealOutcome[],
+  outcomes: Array<SealOutcome | SpanSealOutcome>,
   done: string,
   unchanged: string,
 ): void {
@@ -107,5 +119,14 @@ function report(
     json(io, { files: outcomes });
     return;
   }
-  for (const o of outcomes) line(io, `${o.path}: ${o.changed ? done : unchanged}`);
+  for (const o of outcomes) {
+    if (!("spans" in o)) {
+      line(io, `${o.path}: ${o.changed ? done : unchanged}`);
+      continue;
+    }
+    const spans = o as SpanSealOutcome;
+    if (spans.wholeFileSealed) line(io, `${o.path}: sealed whole; its spans are inside that seal`);
+    else if (o.changed) line(io, `${o.path}: ${plural(spans.spans, "private span")} ${done}`);
+    else line(io, `${o.path}: no private span to change (${unchanged})`);
+  }
 }

@@ -1,4 +1,5 @@
 import { EngramError } from "../errors.js";
+import { maskSealedSpans } from "../sealing/spans.js";
 import type { MemoryScope } from "../search/group-scope.js";
 import { readTextIfExists } from "../tiers/files.js";
 import { type Clock, localDate } from "../workspace/clock.js";
@@ -165,7 +166,8 @@ async function readScoped(
 ): Promise<{ body: string } | "sensitive" | null> {
   const text = await readTextIfExists(workspace, rel);
   if (text === null) return null;
-  if (scope === "main") return { body: text.trim() };
+  // A span sealed in place shows as `[sealed]`: its ciphertext is nothing a model can read.
+  if (scope === "main") return { body: maskSealedSpans(text).trim() };
   if (isSensitiveFile(text)) return "sensitive";
   return { body: stripPrivate(text).trim() };
 }

@@ -4,6 +4,7 @@ import type { Memory } from "../memory.js";
 import type { MemoryScope } from "../privacy/scope-sources.js";
 import { parseSealed } from "../sealing/format.js";
 import { openSealedText } from "../sealing/seal-file.js";
+import { hasSealedSpans, maskSealedSpans, unsealSpansText } from "../sealing/spans.js";
 import type { Tier } from "../tier.js";
 import {
   isPersonalPath,
@@ -144,7 +145,8 @@ export class ToolPrivacy {
   /**
    * A `memory_get` slice as the session may see it: group scope refuses what is not shared and
    * redacts private spans; a locked main scope withholds sensitive long-term files and redacts
-   * their private spans; an open main scope shows a sealed file's plaintext when the key is there.
+   * their private spans; an open main scope shows a sealed file's plaintext, and private spans
+   * sealed in place opened, when the key is there (`[sealed]` without it).
    *
    * @throws EngramError `PATH_NOT_ALLOWED` in the group scope for a personal, sensitive or sealed file.
    */
@@ -183,7 +185,7 @@ export class ToolPrivacy {
         ? slice
         : { ...slice, text: view, withheld: "private spans of long-term memory" };
     }
-    if (!sealed) return slice;
+    if (!sealed) return hasSealedSpans(raw) ? this.#openSpans(raw, slice, from, lines) : slice;
     const key = await this.#host.sealing?.key().catch(() => null);
     if (!key)
       return {
@@ -192,6 +194,27 @@ export class ToolPrivacy {
       };
     const plain = await openSealedText(raw, key, slice.path);
     return sliceOf(slice.path, plain ?? "", from, lines);
+  }
+
+  /**
+   * A main-scope slice of a file with private spans sealed in place: opened with the key (the
+   * spans keep their line numbers, so the slice is the same lines), else each shown as `[sealed]`.
+   */
+  async #openSpans(
+    raw: string,
+    slice: MemoryFileSlice,
+    from: number | undefined,
+    lines: number | undefined,
+  ): Promise<MemoryFileSlice & { withheld?: string }> {
+    const key = await this.#host.sealing?.key().catch(() => null);
+    const opened = key ? await unsealSpansText(raw, key, slice.path).catch(() => null) : null;
+    if (opened) return sliceOf(slice.path, opened.text, from, lines);
+    return {
+      ...sliceOf(slice.path, maskSealedSpans(raw), from, lines),
+      withheld: key
+        ? `sealed private spans: sealed with another key than ${key.source}'s`
+        : "sealed private spans: no key in this process (ENGRAM_KEY / ENGRAM_KEY_FILE)",
+    };
   }
 
   async #read(rel: string): Promise<string | null> {

@@ -4,9 +4,10 @@ import { normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
 import { readRecall } from "../lifecycle/recall.js";
 import { parseSealed } from "../sealing/format.js";
 import type { SealKey } from "../sealing/keys.js";
+import { sealedSpansKeyCannotOpen } from "../sealing/spans.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Tier } from "../tier.js";
-import { isSensitiveFile, privateSpans } from "../workspace/privacy.js";
+import { isSensitiveFile, type LineRange, privateSpans } from "../workspace/privacy.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { BUILT_IN_RULES, type Detection, detect, userRules } from "./detectors.js";
 import { keyValueOf, type LongTermEntry, longTermEntries } from "./entries.js";
@@ -119,6 +120,9 @@ export async function auditWorkspace(
       const opens = host.key && sealed.recipients.some((r) => host.key?.recipients.includes(r));
       if (!opens) findings.push(sealedFinding(file.path, text, sealed.recipients, host.key));
       continue;
+    }
+    for (const span of await sealedSpansKeyCannotOpen(text, host.key, file.path)) {
+      findings.push(sealedSpanFinding(file.path, span, host.key));
     }
     if (!isSensitiveFile(text)) {
       findings.push(
@@ -254,6 +258,20 @@ function sealedFinding(
     key
       ? `sealed to ${to}, which the configured key (${key.source}) does not hold`
       : `sealed to ${to}, and no key is configured: it cannot be searched or read`,
+    "provide-key",
+  );
+}
+
+function sealedSpanFinding(path: string, span: LineRange, key: SealKey | null): AuditFinding {
+  return finding(
+    "sealed-key-missing",
+    "sealing",
+    path,
+    span.startLine,
+    span.endLine,
+    key
+      ? `a private span sealed with another key than the configured one (${key.source})`
+      : "a private span sealed in place, and no key is configured: it cannot be read",
     "provide-key",
   );
 }

@@ -38,6 +38,12 @@ export const privacySchema = v.strictObject(
      */
     autoSeal: v.optional(v.boolean(), true),
     /**
+     * When a key is configured, seal the private spans of a file in place (as `engram seal
+     * --spans` does) as soon as engram appends to it (default false). A file with a span never
+     * closed is left as it is (sync warns about it).
+     */
+    sealSpans: v.optional(v.boolean(), false),
+    /**
      * `required`: the agent tools (`memory_search`, `memory_get`, MCP) withhold sensitive long-term
      * content — sealed files, `sensitive: true` files, private spans of long-term files — unless
      * the host unlocked the session (`--unlock`, or `unlock: true` granted by the host).

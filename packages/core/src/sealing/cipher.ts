@@ -10,15 +10,24 @@ export function ageLibrary(): Promise<AgeModule> {
   return loaded;
 }
 
+/** `bytes` encrypted to `recipients` as an age file (binary). */
+export async function encryptBytes(
+  bytes: Uint8Array,
+  recipients: readonly string[],
+): Promise<Uint8Array> {
+  const age = await ageLibrary();
+  const encrypter = new age.Encrypter();
+  for (const r of recipients) encrypter.addRecipient(r);
+  return encrypter.encrypt(bytes);
+}
+
 /** `bytes` encrypted to `recipients` as an armored age file. */
 export async function encryptArmored(
   bytes: Uint8Array,
   recipients: readonly string[],
 ): Promise<string> {
   const age = await ageLibrary();
-  const encrypter = new age.Encrypter();
-  for (const r of recipients) encrypter.addRecipient(r);
-  return age.armor.encode(await encrypter.encrypt(bytes));
+  return age.armor.encode(await encryptBytes(bytes, recipients));
 }
 
 /**
@@ -41,6 +50,21 @@ export async function decryptArmored(
       hint: "restore the file from version control or a backup",
     });
   }
+  return decryptBytes(file, key, what);
+}
+
+/**
+ * The bytes of an age file (binary), opened with `key`.
+ *
+ * @throws EngramError `SEAL_KEY_WRONG` when none of the key's identities opens it (naming `what`,
+ * never the key).
+ */
+export async function decryptBytes(
+  file: Uint8Array,
+  key: SealKey,
+  what: string,
+): Promise<Uint8Array> {
+  const age = await ageLibrary();
   const decrypter = new age.Decrypter();
   for (const identity of key.identities) decrypter.addIdentity(identity);
   try {

@@ -4,6 +4,7 @@ import type { SealKey } from "./keys.js";
 import { NEW_SEAL_KEY_VARIABLES, resolveSealKey } from "./keys.js";
 import { type RotationOutcome, rotateSealKey } from "./rotate.js";
 import { type SealOutcome, sealFile, unsealFile } from "./seal-file.js";
+import { type SpanSealOutcome, sealSpansFile, unsealSpansFile } from "./seal-spans.js";
 import { SEALED_SOURCE } from "./session.js";
 
 /** What sealing operations need of a memory (a {@link Memory} is one). */
@@ -55,17 +56,47 @@ export async function unsealMemoryFiles(
   return (await changeFiles(memory, paths, unsealFile)).map(({ indexedBefore: _i, ...o }) => o);
 }
 
-async function changeFiles(
+/**
+ * Seal the private spans of memory files in place (see {@link sealSpansFile}), then re-index them
+ * at once: the spans' plaintext chunks leave the index before this returns, and from then on the
+ * index holds each sealed span as `[sealed]`.
+ */
+export async function sealMemorySpans(
   memory: SealingHost,
   paths: readonly string[],
-  change: typeof sealFile,
-): Promise<Array<SealOutcome & { indexedBefore?: boolean }>> {
+): Promise<Array<SpanSealOutcome & { wasIndexed?: boolean }>> {
+  const outcomes = await changeFiles(memory, paths, sealSpansFile);
+  return outcomes.map(({ indexedBefore, ...o }) =>
+    o.changed && indexedBefore ? { ...o, wasIndexed: true } : o,
+  );
+}
+
+/** Open the sealed private spans of memory files (their exact original bytes), then re-index them. */
+export async function unsealMemorySpans(
+  memory: SealingHost,
+  paths: readonly string[],
+): Promise<SpanSealOutcome[]> {
+  return (await changeFiles(memory, paths, unsealSpansFile)).map(
+    ({ indexedBefore: _i, ...o }) => o,
+  );
+}
+
+async function changeFiles<T extends SealOutcome>(
+  memory: SealingHost,
+  paths: readonly string[],
+  change: (
+    workspace: string,
+    path: string,
+    key: SealKey,
+    options: { extraPaths: readonly string[]; maxBytes: number },
+  ) => Promise<T>,
+): Promise<Array<T & { indexedBefore?: boolean }>> {
   const key = await requireSealKey(memory);
   const options = {
     extraPaths: memory.config.extraPaths,
     maxBytes: memory.config.sync.maxFileBytes,
   };
-  const outcomes: Array<SealOutcome & { indexedBefore?: boolean }> = [];
+  const outcomes: Array<T & { indexedBefore?: boolean }> = [];
   try {
     for (const path of paths) {
       const outcome = await change(memory.workspace, path, key, options);

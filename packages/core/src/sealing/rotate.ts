@@ -10,7 +10,8 @@ import { decryptArmored, encryptArmored } from "./cipher.js";
 import { parseSealed, sealedPlaceholder } from "./format.js";
 import type { SealKey } from "./keys.js";
 import { fileLockName } from "./seal-file.js";
-import { listSealedFiles } from "./sealed-files.js";
+import { listFilesWithSeals } from "./sealed-files.js";
+import { hasSealedSpans, resealSpansText, storedText } from "./spans.js";
 
 /**
  * `.engram/sealing/rotation.json`: written before the first file is re-sealed and removed after
@@ -79,7 +80,7 @@ export async function rotateSealKey(
     }
     const files =
       existing?.files ??
-      (await listSealedFiles(workspace, options.extraPaths ?? [])).map((f) => f.path);
+      (await listFilesWithSeals(workspace, options.extraPaths ?? [])).map((f) => f.path);
     if (!existing) {
       await mkdir(path.dirname(journalPath), { recursive: true });
       const journal: RotationJournal = {
@@ -124,8 +125,9 @@ async function rotateOne(
   }
   return withWorkspaceLock(workspace, fileLockName(file.path), async () => {
     let text: string;
+    let bytes: Buffer;
     try {
-      ({ text } = await readUtf8(file.absPath, {
+      ({ text, bytes } = await readUtf8(file.absPath, {
         maxBytes: options.maxBytes ?? DEFAULT_MAX_FILE_BYTES,
       }));
     } catch (error) {
@@ -133,11 +135,24 @@ async function rotateOne(
       throw error;
     }
     const sealed = parseSealed(text);
-    if (!sealed) return "gone"; // unsealed since the rotation started: nothing to re-seal
+    if (!sealed) {
+      // Private spans sealed in place: each moved to the new key (none left: unsealed meanwhile).
+      if (!hasSealedSpans(text)) return "gone";
+      const moved = await resealSpansText(storedText(text, bytes), both, newKey, file.path);
+      if (!moved.changed) return "already";
+      await writeFileAtomic(file.absPath, Buffer.from(moved.text, "utf8"));
+      return "rotated";
+    }
     if (sealed.recipients.length === 1 && sealed.recipients[0] === newKey.recipient) {
       return "already";
     }
-    const plain = await decryptArmored(sealed.armored, both, file.path);
+    let plain = await decryptArmored(sealed.armored, both, file.path);
+    const inner = new TextDecoder("utf-8", { fatal: false }).decode(plain);
+    if (hasSealedSpans(inner)) {
+      // Spans sealed before the whole file was: they move to the new key too.
+      const moved = await resealSpansText(inner, both, newKey, file.path);
+      if (moved.changed) plain = Buffer.from(moved.text, "utf8");
+    }
     const armored = await encryptArmored(plain, [newKey.recipient]);
     const check = await decryptArmored(armored, newKey, file.path);
     if (Buffer.compare(Buffer.from(check), Buffer.from(plain)) !== 0) {

@@ -1,6 +1,7 @@
-import { open } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { scanWorkspace } from "../workspace/scan.js";
 import { looksSealed } from "./format.js";
+import { hasSealedSpans } from "./spans.js";
 
 /** A sealed file found on disk. */
 export interface SealedFileInfo {
@@ -27,6 +28,30 @@ export async function listSealedFiles(
       sealed.push({ path: file.path, absPath: file.absPath });
   }
   return sealed;
+}
+
+/**
+ * The workspace's sealed files and the files holding private spans sealed in place, each once
+ * (what a key rotation must re-seal). Every memory file is read whole, once.
+ */
+export async function listFilesWithSeals(
+  workspace: string,
+  extraPaths: readonly string[] = [],
+): Promise<SealedFileInfo[]> {
+  const { files } = await scanWorkspace({ workspace, extraPaths });
+  const found: SealedFileInfo[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file.absPath, "utf8");
+    } catch {
+      continue;
+    }
+    if (looksSealed(text) || hasSealedSpans(text)) {
+      found.push({ path: file.path, absPath: file.absPath });
+    }
+  }
+  return found;
 }
 
 async function headLooksSealed(absPath: string): Promise<boolean> {

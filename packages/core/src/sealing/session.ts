@@ -13,6 +13,7 @@ import { resolveMemoryPath } from "../workspace/sandbox.js";
 import { resolveSealKey, type SealKey } from "./keys.js";
 import { openSealedText } from "./seal-file.js";
 import { SealedIndex } from "./sealed-index.js";
+import { maskSealedSpans } from "./spans.js";
 
 /** Source of the file record of a sealed file: indexed with no chunks, counted, never searched. */
 export const SEALED_SOURCE = "memory#sealed";
@@ -152,7 +153,7 @@ export class SealingSession {
         index = new SealedIndex(
           chunkRecords(
             { path: record.path, source: "memory", tier },
-            plain,
+            maskSealedSpans(plain),
             analyzer,
             config.chunking,
           ),

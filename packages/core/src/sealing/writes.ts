@@ -2,9 +2,11 @@ import { open } from "node:fs/promises";
 import type { EngramConfig } from "../config/schema.js";
 import { isEngramError } from "../errors.js";
 import type { AppendResult } from "../workspace/append.js";
-import { isSensitiveFile } from "../workspace/privacy.js";
+import { isSensitiveFile, privateSpans } from "../workspace/privacy.js";
+import { readUtf8 } from "../workspace/read.js";
 import { resolveMemoryPath } from "../workspace/sandbox.js";
 import { sealFile, unsealFile } from "./seal-file.js";
+import { sealSpansFile } from "./seal-spans.js";
 import type { SealingSession } from "./session.js";
 
 /** What a write through sealing needs of its memory. */
@@ -20,6 +22,8 @@ export interface SealedWriteParts {
  * - When `rel` is sealed, the append is refused as it is (`SEALED_FILE`). With the key, the file
  *   is opened (unsealed, atomically), the append made, and the file sealed again — even when the
  *   append failed; without the key the refusal stands.
+ * - With `privacy.sealSpans` and a key, the private spans of the file written are sealed in place
+ *   (unless one is never closed: then the file is left as it is).
  * - After a write to a file marked `sensitive: true`, with a key configured and
  *   `privacy.autoSeal` on (the default), the file is sealed at once.
  *
@@ -46,11 +50,32 @@ export async function appendThroughSealing(
     }
     return result;
   }
+  if (parts.config.privacy.sealSpans) await sealSpansAfterWrite(parts, result.path, options);
   if (parts.config.privacy.autoSeal && (await isSensitiveOnDisk(parts, result.path))) {
     const key = await parts.sealing.key().catch(() => null);
     if (key) await sealFile(parts.workspace, result.path, key, options);
   }
   return result;
+}
+
+/** Seals the plain private spans of `rel` in place when a key is configured and all are closed. */
+async function sealSpansAfterWrite(
+  parts: SealedWriteParts,
+  rel: string,
+  options: { extraPaths: readonly string[]; maxBytes: number },
+): Promise<void> {
+  const key = await parts.sealing.key().catch(() => null);
+  if (!key) return;
+  let text: string;
+  try {
+    const file = await resolveMemoryPath(parts.workspace, rel, { extraPaths: options.extraPaths });
+    ({ text } = await readUtf8(file.absPath, { maxBytes: options.maxBytes }));
+  } catch {
+    return;
+  }
+  const spans = privateSpans(text);
+  if (spans.some((s) => !s.closed) || !spans.some((s) => !s.sealed)) return;
+  await sealSpansFile(parts.workspace, rel, key, options);
 }
 
 /** True when the file's front matter marks it sensitive (only its head is read). */

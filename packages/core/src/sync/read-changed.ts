@@ -2,6 +2,7 @@ import type { ChunkRecord, FileRecord } from "../driver/records.js";
 import { isEngramError } from "../errors.js";
 import { looksSealed, parseSealed } from "../sealing/format.js";
 import { SEALED_SOURCE } from "../sealing/session.js";
+import { maskSealedSpans } from "../sealing/spans.js";
 import { SESSIONS_SOURCE, SESSIONS_TIER } from "../sessions/scan.js";
 import { malformedWarning, renderTranscript } from "../sessions/transcript.js";
 import { sha256Hex } from "../text/hash.js";
@@ -76,9 +77,10 @@ export async function readChanged(
     };
   }
   if (record.source === SEALED_SOURCE) return { kind: "index", record, chunks: [] };
+  // A private span sealed in place is chunked as `[sealed]`: its ciphertext is no text to search.
   const scoped = scopedChunkRecords(
     record,
-    text,
+    maskSealedSpans(text),
     ctx.analyzer,
     ctx.config.chunking,
     personalFiles(ctx.config),

@@ -7,8 +7,17 @@ export const PRIVATE_CLOSE = "<!-- /engram:private -->";
 /** What stands in for a private span in text shown outside the main scope. */
 export const REDACTED = "[private]";
 
-/** Either marker, anywhere in the text (on its own line or inline), spacing and case free. */
-const MARKER_RE = /<!--\s*(\/?)\s*engram:private\s*-->/gi;
+/**
+ * Opens a sealed private span: the span's own bytes, encrypted with age, follow as one base64 line
+ * (see `sealing/spans.ts`). It is a private span like any other.
+ */
+export const SEALED_PRIVATE_OPEN = "<!-- engram:private sealed -->";
+
+/**
+ * Either marker (an opening one may say `sealed`), anywhere in the text (on its own line or
+ * inline), spacing and case free.
+ */
+const MARKER_RE = /<!--\s*(\/?)\s*engram:private(\s+sealed)?\s*-->/gi;
 
 /** A 1-based inclusive line range. */
 export interface LineRange {
@@ -24,6 +33,8 @@ export interface PrivateSpan extends LineRange {
   end: number;
   /** False when no closing marker follows: the span runs to the end of the file. */
   closed: boolean;
+  /** True when its opening marker says `sealed`: its content is age ciphertext, not text. */
+  sealed?: boolean;
 }
 
 /**
@@ -63,20 +74,37 @@ export function privateSpans(text: string): PrivateSpan[] {
   if (!text.includes("engram:private")) return [];
   const spans: PrivateSpan[] = [];
   let open = -1;
+  let sealed = false;
   for (const match of text.matchAll(MARKER_RE)) {
     const closing = match[1] === "/";
-    if (!closing && open < 0) open = match.index;
-    else if (closing && open >= 0) {
-      spans.push(span(text, open, match.index + match[0].length, true));
+    if (!closing && open < 0) {
+      open = match.index;
+      sealed = match[2] !== undefined;
+    } else if (closing && open >= 0) {
+      spans.push(span(text, open, match.index + match[0].length, true, sealed));
       open = -1;
     }
   }
-  if (open >= 0) spans.push(span(text, open, text.length, false));
+  if (open >= 0) spans.push(span(text, open, text.length, false, sealed));
   return spans;
 }
 
-function span(text: string, start: number, end: number, closed: boolean): PrivateSpan {
-  return { start, end, closed, startLine: lineAt(text, start), endLine: lineAt(text, end - 1) };
+function span(
+  text: string,
+  start: number,
+  end: number,
+  closed: boolean,
+  sealed: boolean,
+): PrivateSpan {
+  const found: PrivateSpan = {
+    start,
+    end,
+    closed,
+    startLine: lineAt(text, start),
+    endLine: lineAt(text, end - 1),
+  };
+  if (sealed) found.sealed = true;
+  return found;
 }
 
 /** 1-based line of `offset` in `text`. */
