@@ -40,15 +40,24 @@ export class ModelError extends ProviderError {
    * counts them against the run's budget and the provider's totals.
    */
   readonly usage: TokenUsage | undefined;
+  /**
+   * True when the answer stopped at the request's `maxTokens` before it was whole: the same
+   * request would be cut off again, so core retries it with more tokens.
+   */
+  readonly cutOff: boolean;
 
   constructor(
     kind: ModelFailure,
     provider: string,
     message: string,
-    options: ProviderErrorOptions & { usage?: TokenUsage | undefined } = {},
+    options: ProviderErrorOptions & {
+      usage?: TokenUsage | undefined;
+      cutOff?: boolean | undefined;
+    } = {},
   ) {
     super("model", kind, provider, message, { ...options, defaultHint: HINTS[kind] });
     this.usage = options.usage;
+    this.cutOff = options.cutOff ?? false;
   }
 }
 

@@ -114,10 +114,21 @@ export class ResilientLanguageModel implements LanguageModel {
     const { signal } = request;
     let began = false;
     let lastFailure: Error | undefined;
+    // An answer cut off at `maxTokens` would be cut off again by the same request (a local model
+    // at temperature 0 repeats itself exactly): the retry asks for twice the tokens.
+    let attempt = request;
     try {
       const result = await withRetry(
         async (attemptSignal) => {
-          const { sized, hold } = this.#size(request, context.budget);
+          if (isCutOff(lastFailure) && attempt.maxTokens !== undefined) {
+            // Within the model's context window when it is known.
+            const room = this.contextTokens
+              ? this.contextTokens - estimateInputTokens(attempt)
+              : Number.POSITIVE_INFINITY;
+            const more = Math.min(attempt.maxTokens * 2, room);
+            if (more > attempt.maxTokens) attempt = { ...attempt, maxTokens: more };
+          }
+          const { sized, hold } = this.#size(attempt, context.budget);
           if (!began) {
             this.breaker.begin();
             began = true;
@@ -239,4 +250,9 @@ export function describeLanguageModel(
   model: Pick<LanguageModel, "id" | "model" | "endpoint">,
 ): string {
   return `${model.id}/${model.model}${model.endpoint ? `@${model.endpoint}` : ""}`;
+}
+
+/** True for a {@link ModelError} whose answer stopped at the token limit before it was whole. */
+function isCutOff(error: Error | undefined): boolean {
+  return (error as { cutOff?: unknown } | undefined)?.cutOff === true;
 }

@@ -73,6 +73,7 @@ export function parseJsonAnswer(
       {
         ...(cut ? { hint: "ask for more tokens (maxTokens) or for a shorter answer" } : {}),
         usage: options.usage,
+        cutOff: cut,
         cause,
       },
     );

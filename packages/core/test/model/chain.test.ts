@@ -113,6 +113,40 @@ describe("ResilientLanguageModel (through the chain)", () => {
     await expect(chain.generate(ask("x", { schema: factSchema }))).rejects.toThrow(/cut off/);
   });
 
+  it("retries an answer cut off at the token limit with twice the tokens, within the context", async () => {
+    const whole = { facts: [{ text: "部署窗口是周二", source: "memory/2026-03-01.md:4-4" }] };
+    // A deterministic model: the same request gives the same cut-off answer; 400 tokens suffice.
+    const { models, chain } = chainOf([
+      (request) =>
+        (request.maxTokens ?? 0) >= 400
+          ? { value: whole }
+          : { text: '{"facts": [{"text": "部署窗口', finishReason: "length" },
+    ]);
+    const result = await chain.generate(ask("extract", { schema: factSchema, maxTokens: 100 }));
+    expect(result.value).toEqual(whole);
+    expect(models[0]?.requests.map((r) => r.maxTokens)).toEqual([100, 200, 400]);
+
+    // A context window caps the growth; an answer that fails for another reason keeps its size.
+    const capped = createScriptedLanguageModel({
+      id: "m0",
+      contextTokens: 300,
+      script: () => ({ text: '{"facts": [', finishReason: "length" }),
+    });
+    const small = new LanguageModelChain([capped], { retry, circuit, hooks: noWait });
+    await expect(small.generate(ask("x", { schema: factSchema, maxTokens: 100 }))).rejects.toThrow(
+      /cut off/,
+    );
+    const sizes = capped.requests.map((r) => r.maxTokens ?? 0);
+    expect(sizes[0]).toBe(100);
+    expect(sizes[1]).toBe(200);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(300);
+    const { models: plain, chain: again } = chainOf([[{ text: "not json" }]]);
+    await expect(again.generate(ask("x", { schema: factSchema, maxTokens: 100 }))).rejects.toThrow(
+      /not JSON/,
+    );
+    expect(plain[0]?.requests.map((r) => r.maxTokens)).toEqual([100, 100, 100]);
+  });
+
   it("estimates usage when the provider reports none", async () => {
     const { chain } = chainOf([[{ text: "四个汉字", usage: null }]]);
     const request = ask("长期记忆存储用户偏好");
