@@ -133,7 +133,9 @@ describe("read-only workspace", () => {
   });
 
   it.skipIf(process.getuid?.() === 0)(
-    "skips the flush when the folder is not writable",
+    `skips the flush when the folder is not writable${
+      process.getuid?.() === 0 ? " (SKIPPED: root can write to a read-only folder)" : ""
+    }`,
     async () => {
       const { ws, policy } = await setup();
       await chmod(ws, 0o555);
