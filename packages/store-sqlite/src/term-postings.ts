@@ -1,5 +1,4 @@
-import type { ChunkPredicate, Filterable } from "@engram/core/driver";
-import { KNearest } from "./k-nearest.js";
+import { type ChunkPredicate, type Filterable, KthSmallest } from "@engram/core/driver";
 import type { ChunkLabels } from "./rows.js";
 import { resized, SlotLabels } from "./slot-labels.js";
 import { TermCountReader } from "./term-counts.js";
@@ -296,7 +295,7 @@ export class TermPostings {
   #best(touchedCount: number, k: number, accept: ChunkPredicate | undefined): PostingHit[] {
     const scores = this.#scores;
     const touched = this.#touched;
-    const best = new KNearest(k); // of the negated scores: the k-th is minus the k-th best score
+    const best = new KthSmallest(k); // of the negated scores: the k-th is minus the k-th best score
     let accepted = 0;
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i] as number;

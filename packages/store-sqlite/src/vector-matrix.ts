@@ -1,6 +1,11 @@
-import type { ChunkPredicate, Filterable } from "@engram/core/driver";
-import { KNearest } from "./k-nearest.js";
-import { cosineDistance, KERNEL_SLACK, quantize } from "./quantize.js";
+import {
+  type ChunkPredicate,
+  type Filterable,
+  KERNEL_SLACK,
+  KthSmallest,
+  quantize,
+} from "@engram/core/driver";
+import { cosineDistance } from "./cosine-distance.js";
 import type { SimdScan } from "./simd-scan.js";
 import { resized, SlotLabels } from "./slot-labels.js";
 
@@ -128,7 +133,7 @@ export class VectorMatrix {
     for (let count = Math.min(this.#rows, 8 * k + 64); ; count = Math.min(this.#rows, count * 4)) {
       const { positions, distances } = this.scan(matrix, image, this.dims, count);
       const hits: MatrixHit[] = [];
-      const nearest = new KNearest(k);
+      const nearest = new KthSmallest(k);
       let proven = false;
       let live = 0;
       let accepted = 0;

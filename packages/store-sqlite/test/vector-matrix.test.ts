@@ -1,9 +1,10 @@
 import type { Filterable } from "@engram/core/driver";
+import { KERNEL_SLACK, quantize } from "@engram/core/driver";
 import { seededRandom } from "@engram/core/testing";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
-import { cosineDistance, KERNEL_SLACK, quantize } from "../src/quantize.js";
+import { cosineDistance } from "../src/cosine-distance.js";
 import { type SimdScan, simdScan } from "../src/simd-scan.js";
 import { type MatrixHit, VectorMatrix } from "../src/vector-matrix.js";
 

@@ -21,8 +21,9 @@ export {
   InMemoryIndex,
   type InMemoryIndexOptions,
 } from "../ranking/in-memory-index.js";
-export { cosineSimilarity } from "../ranking/quantize.js";
+export { cosineSimilarity, KERNEL_SLACK, quantize } from "../ranking/quantize.js";
 export { javascriptKernel, type VectorKernel, vectorKernel } from "../ranking/vector-kernel.js";
+export { KthSmallest } from "../ranking/vector-matrix.js";
 export {
   CHARACTER_TERM_WEIGHT,
   isCharacterTerm,
