@@ -43,19 +43,6 @@ export function toEngramError(error: unknown, location: Location, action: string
   return fail(firstLine(message), rebuildHint(location));
 }
 
-/** Run `fn`, turning any failure into an EngramError (see {@link toEngramError}). */
-export async function guarded<T>(
-  location: Location,
-  action: string,
-  fn: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw toEngramError(error, location, action);
-  }
-}
-
 /**
  * True for LanceDB's error when a file of the version a read started from is gone: another
  * process (or this one's upkeep) pruned that version while the read ran, or the read used a

@@ -1,12 +1,33 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { checkStoreOptions, type StoreFactory } from "@engram/core/driver";
-import { LanceDbStore } from "./lancedb-store.js";
-import { parseLocation } from "./location.js";
+import {
+  checkStoreOptions,
+  defineStore,
+  type KeyValueStore,
+  type MemoryStore,
+  type StoreFactory,
+} from "@engram/core/driver";
+import { LanceDbDriver } from "./driver.js";
+import { type Location, parseLocation } from "./location.js";
 import {
   DEFAULT_FOLDER_NAME,
   type LanceDbStoreFactoryOptions,
   type LanceDbStoreOptions,
 } from "./options.js";
+
+/** The LanceDB store: the contract, where it lives, and upkeep on demand. */
+export interface LanceDbStore extends MemoryStore {
+  /** The key → bytes map (a `key_value` table), where core keeps its embedding cache. */
+  readonly keyValue: KeyValueStore;
+  /** Where the database lives. */
+  readonly location: Location;
+  /**
+   * Bring everything up to date now: rebuild the full-text index (exact BM25 statistics), compact
+   * every table, prune versions older than `versionRetentionMs`, and build or update the vector
+   * index. The store does each of these by itself when due; call this after a bulk load, or
+   * before measuring.
+   */
+  optimize(): Promise<void>;
+}
 
 /**
  * A LanceDB store at `options.uri` (a folder, or a URI such as `s3://bucket/prefix`). Call
@@ -15,7 +36,12 @@ import {
  * @throws EngramError `CONFIG_INVALID` for an empty URI or an option out of range.
  */
 export function createLanceDbStore(options: LanceDbStoreOptions): LanceDbStore {
-  return new LanceDbStore(options);
+  const driver = new LanceDbDriver(options);
+  // defineStore guards the driver's key-value map, which this driver always has.
+  return defineStore(driver, (guarded) => ({
+    location: driver.location,
+    optimize: () => guarded("optimize the index", () => driver.optimize()),
+  })) as LanceDbStore;
 }
 
 /**

@@ -1,8 +1,6 @@
-import type { SearchFilter } from "@engram/core/driver";
+import type { SearchFilter, StoreHit } from "@engram/core/driver";
 import { Index, MatchQuery, Operator, type Table } from "@lancedb/lancedb";
-import { type Scored, topK } from "./ranking.js";
-import type { ChunkRow } from "./rows.js";
-import { CHUNK_COLUMNS, TERMS_COLUMN } from "./schema.js";
+import { CHUNK_COLUMN, TERMS_COLUMN, toStoredChunk } from "./schema.js";
 import { filterWhere } from "./sql.js";
 
 /**
@@ -56,28 +54,25 @@ export async function unindexedTextRows(table: Table): Promise<number> {
 }
 
 /**
- * BM25 (LanceDB's, k1 = 1.2, b = 0.75) over the analysed terms: a chunk matches if it holds any of
- * the unique `terms` (operator OR). Filters are applied before ranking, so a selective filter
- * still yields `k` hits. Best first; equal scores by path, then start line.
+ * The best `limit` chunks by BM25 (LanceDB's, k1 = 1.2, b = 0.75) over the analysed terms: a chunk
+ * matches if it holds any of `terms` (unique, non-empty; operator OR). Filters are applied before
+ * ranking, so a selective filter still yields `limit` hits. Best first; LanceDB keeps any part of a
+ * tie at the cut-off (defineStore completes it).
  */
 export async function searchText(
   table: Table,
   terms: readonly string[],
-  k: number,
+  limit: number,
   filter: SearchFilter | undefined,
-): Promise<Scored[]> {
-  const unique = [...new Set(terms)].filter((term) => term.length > 0);
+): Promise<StoreHit[]> {
   const where = filterWhere(filter);
-  if (unique.length === 0 || where.kind === "none") return [];
-  const text = unique.join(" ");
-  return topK(k, async (limit) => {
-    let query = table
-      .query()
-      .fullTextSearch(new MatchQuery(text, TERMS_COLUMN, { operator: Operator.Or }))
-      .select([...CHUNK_COLUMNS, "_score"])
-      .limit(limit);
-    if (where.kind === "where") query = query.where(where.sql);
-    const rows = (await query.toArray()) as Array<ChunkRow & { _score: number }>;
-    return rows.map((row) => ({ row, score: row._score }));
-  });
+  if (where.kind === "none") return [];
+  let query = table
+    .query()
+    .fullTextSearch(new MatchQuery(terms.join(" "), TERMS_COLUMN, { operator: Operator.Or }))
+    .select([CHUNK_COLUMN, "_score"])
+    .limit(limit);
+  if (where.kind === "where") query = query.where(where.sql);
+  const rows = (await query.toArray()) as Array<{ chunk: string; _score: number }>;
+  return rows.map((row) => ({ chunk: toStoredChunk(row), score: row._score }));
 }

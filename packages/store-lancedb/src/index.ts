@@ -4,13 +4,12 @@
  *
  * @packageDocumentation
  */
-export { createLanceDbStore, lancedbStore } from "./factory.js";
-export { LanceDbStore } from "./lancedb-store.js";
+export { createLanceDbStore, type LanceDbStore, lancedbStore } from "./factory.js";
 export type { Location, LocationKind } from "./location.js";
 export {
+  DEFAULT_EXACT_VECTOR_BYTES,
   DEFAULT_FOLDER_NAME,
   DEFAULT_FULLTEXT_STALE_FRACTION,
-  DEFAULT_VECTOR_INDEX_MIN_ROWS,
   DEFAULT_VERSION_RETENTION_MS,
   type LanceDbStoreFactoryOptions,
   type LanceDbStoreOptions,

@@ -3,12 +3,15 @@ import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import { keyValueSchema } from "./schema.js";
 import { isIn, literal } from "./sql.js";
 
-/** What the map needs from the store: its table, run as a read or as a queued change. */
+/**
+ * What the map needs from the store: its table, run as a read or as a queued change (core's
+ * `defineStore` guards the calls and maps failures).
+ */
 export interface KeyValueAccess {
-  /** Run a read against the table (failures become EngramErrors). */
-  read<T>(action: string, fn: (table: Table) => Promise<T>): Promise<T>;
-  /** Run a change in the store's write queue (failures become EngramErrors). */
-  change<T>(action: string, fn: (table: Table) => Promise<T>): Promise<T>;
+  /** Run a read against the table. */
+  read<T>(fn: (table: Table) => Promise<T>): Promise<T>;
+  /** Run a change in the store's write queue. */
+  change<T>(fn: (table: Table) => Promise<T>): Promise<T>;
   /** Record one commit to the table (the store compacts it every so many). */
   committed(): void;
 }
@@ -26,7 +29,7 @@ export class LanceDbKeyValue implements KeyValueStore {
   async get(keys: readonly string[]): Promise<Map<string, Uint8Array>> {
     const found = new Map<string, Uint8Array>();
     if (!keys.length) return found;
-    return this.access.read("read the key-value table", async (table) => {
+    return this.access.read(async (table) => {
       for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
         const rows = (await table
           .query()
@@ -41,14 +44,14 @@ export class LanceDbKeyValue implements KeyValueStore {
 
   async set(entries: ReadonlyArray<readonly [key: string, value: Uint8Array]>): Promise<void> {
     if (!entries.length) return;
-    await this.access.change("write the key-value table", async (table) => {
+    await this.access.change(async (table) => {
       await writeEntries(table, entries);
       this.access.committed();
     });
   }
 
   async deletePrefix(prefix: string): Promise<number> {
-    return this.access.change("clear the key-value table", async (table) => {
+    return this.access.change(async (table) => {
       const where = withPrefix(prefix);
       const gone = await table.countRows(where);
       if (gone) {
@@ -60,9 +63,7 @@ export class LanceDbKeyValue implements KeyValueStore {
   }
 
   async count(prefix: string): Promise<number> {
-    return this.access.read("read the key-value table", (table) =>
-      table.countRows(withPrefix(prefix)),
-    );
+    return this.access.read((table) => table.countRows(withPrefix(prefix)));
   }
 }
 

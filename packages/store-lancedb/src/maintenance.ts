@@ -1,9 +1,10 @@
 import type { Table } from "@lancedb/lancedb";
 import { rebuildFulltextIndex, unindexedTextRows } from "./fulltext.js";
 import { readMeta, upsertMeta } from "./meta.js";
-import { VECTOR_COLUMN } from "./schema.js";
+import { DEFAULT_EXACT_VECTOR_BYTES } from "./options.js";
+import { dimsOf, VECTOR_COLUMN } from "./schema.js";
 import { column } from "./sql.js";
-import { createVectorIndex, hasVectorIndex } from "./vectors.js";
+import { type VectorIndexKind, vectorIndex, vectorIndexKind } from "./vectors.js";
 
 /** The tables the store keeps, by role. */
 export interface Tables {
@@ -19,8 +20,8 @@ export interface MaintenancePolicy {
   fulltextStaleFraction: number;
   /** Keep superseded versions this long (ms) when pruning. */
   versionRetentionMs: number;
-  /** Build the ANN vector index from this many vectors (Infinity: never). */
-  vectorIndexMinRows: number;
+  /** Build the approximate (HNSW) vector index from this many vectors (Infinity: never). */
+  vectorIndexMinRows: number | undefined;
 }
 
 /**
@@ -38,12 +39,17 @@ export const COMMITS_BEFORE_OPTIMIZE = 32;
 export const SETTLE_ROWS_AT_CLOSE = 1000;
 
 /**
+ * Vectors from which the store keeps a vector index at all: below, an exact search reads so few
+ * vectors that an index would not pay for its upkeep.
+ */
+export const VECTOR_INDEX_FROM_ROWS = 1000;
+
+/**
  * Meta key holding the vectors the vector index was last built over. Each optimize adds the new
  * vectors to the index as a segment of its own, and a query searches every segment (30,000
- * chunks, 6 segments: 10.1 ms, rebuilt as one: 7.6 ms; at 100,000 chunks a cold sync left the
- * store's vector query at 45 ms). The index is rebuilt whole once the vectors have doubled since
- * its last build, so segments stay few and the build work stays proportional to the vectors
- * written.
+ * chunks, 6 segments: 10.1 ms, rebuilt as one: 7.6 ms). The index is rebuilt whole once the
+ * vectors have doubled since its last build, so segments stay few and the build work stays
+ * proportional to the vectors written.
  */
 export const VECTOR_INDEX_ROWS_META_KEY = "store-lancedb.vector-index-rows";
 
@@ -106,7 +112,7 @@ export class Maintenance {
     if (stale) await this.#rebuildFulltext(tables.chunks);
     // Also merges the new vectors into the vector index, so it lags by no more than the text.
     await this.#optimize(tables, "chunks");
-    await this.#indexVectorsIfLarge(tables);
+    await this.#indexVectors(tables);
   }
 
   /**
@@ -118,7 +124,7 @@ export class Maintenance {
     if ((await unindexedTextRows(tables.chunks)) < SETTLE_ROWS_AT_CLOSE) return;
     await this.#rebuildFulltext(tables.chunks);
     await this.#optimize(tables, "chunks");
-    await this.#indexVectorsIfLarge(tables);
+    await this.#indexVectors(tables);
   }
 
   /** Rebuild the full-text index, optimize every table, and build the vector index if due. */
@@ -127,7 +133,7 @@ export class Maintenance {
     for (const role of ["meta", "files", "keyValue", "chunks"] as const) {
       await this.#optimize(tables, role);
     }
-    await this.#indexVectorsIfLarge(tables);
+    await this.#indexVectors(tables);
   }
 
   async #rebuildFulltext(chunks: Table): Promise<void> {
@@ -143,23 +149,24 @@ export class Maintenance {
     this.#commits[role] = 0;
   }
 
-  /** Build the vector index once the table is large enough, and rebuild it once it doubled. */
-  async #indexVectorsIfLarge(tables: Tables): Promise<void> {
+  /**
+   * Build the vector index once the table holds {@link VECTOR_INDEX_FROM_ROWS} vectors (exact
+   * below `vectorIndexMinRows` or its default, HNSW from it; see `vectorIndex`), and rebuild it
+   * whole once the vectors doubled since its last build or it is of the wrong kind for them.
+   */
+  async #indexVectors(tables: Tables): Promise<void> {
     const { chunks, meta } = tables;
-    const min = this.policy.vectorIndexMinRows;
-    if (!Number.isFinite(min)) return;
-    const schema = await chunks.schema();
-    if (!schema.fields.some((field) => field.name === VECTOR_COLUMN)) return;
+    const dims = dimsOf(await chunks.schema());
+    if (dims === null) return;
     const vectors = await chunks.countRows(`${column(VECTOR_COLUMN)} IS NOT NULL`);
-    if (await hasVectorIndex(chunks)) {
-      const built = Number(await readMeta(meta, VECTOR_INDEX_ROWS_META_KEY));
-      // Unknown (an index built before this key existed): count from now.
-      if (!(built > 0)) return this.#recordVectorIndex(tables, vectors);
-      if (vectors < 2 * built) return;
-    } else if (vectors < min) {
-      return;
-    }
-    await createVectorIndex(chunks);
+    const approximateFrom =
+      this.policy.vectorIndexMinRows ?? Math.floor(DEFAULT_EXACT_VECTOR_BYTES / (4 * dims));
+    const wanted: VectorIndexKind =
+      vectors >= approximateFrom ? "hnsw" : vectors >= VECTOR_INDEX_FROM_ROWS ? "flat" : "none";
+    if (wanted === "none") return;
+    const built = Number(await readMeta(meta, VECTOR_INDEX_ROWS_META_KEY));
+    if (wanted === (await vectorIndexKind(chunks)) && vectors < 2 * built) return;
+    await chunks.createIndex(VECTOR_COLUMN, { config: vectorIndex(wanted), replace: true });
     await this.#recordVectorIndex(tables, vectors);
   }
 

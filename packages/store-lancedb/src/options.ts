@@ -1,3 +1,6 @@
+import { EngramError } from "@engram/core/driver";
+import { parseLocation } from "./location.js";
+
 /** Options of {@link createLanceDbStore}. */
 export interface LanceDbStoreOptions {
   /**
@@ -19,9 +22,10 @@ export interface LanceDbStoreOptions {
    */
   readConsistencySeconds?: number;
   /**
-   * Build an approximate (ANN) vector index once the chunks table holds at least this many vectors;
-   * below it, vector search is exact (brute force). Default {@link DEFAULT_VECTOR_INDEX_MIN_ROWS}.
-   * `Infinity` keeps search exact at any size.
+   * Search vectors approximately (an HNSW index) once the chunks table holds at least this many;
+   * below it, vector search is exact. Default: as many as {@link DEFAULT_EXACT_VECTOR_BYTES} of
+   * float32 vectors hold (174,762 at 384 dimensions, 43,690 at 1,536). `Infinity` keeps search
+   * exact at any size.
    */
   vectorIndexMinRows?: number;
   /**
@@ -54,12 +58,13 @@ export interface LanceDbStoreFactoryOptions extends Omit<LanceDbStoreOptions, "u
 export const DEFAULT_FOLDER_NAME = "lancedb";
 
 /**
- * Vectors from which the HNSW index is built by default. Measured on a shared 2-core machine
- * (384-d, `bench/vector-index.ts`, README): exact search takes 20 ms at 10k vectors, 28 ms at
- * 20k, 62 ms at 50k and 128 ms at 100k; the index answers in 7–11 ms with recall@10 of 1.0 (0.99
- * at 100k). From 20k the index saves ≥ 20 ms per query for a one-off build of ~9 s.
+ * Bytes of vectors up to which search stays exact by default (see
+ * {@link LanceDbStoreOptions.vectorIndexMinRows}). An exact search scans them all from LanceDB's
+ * index cache (512 MB): measured at 100,000 × 384 dimensions (154 MB), ~21 ms of CPU a query
+ * with every neighbour found, where the HNSW index answered in ~11 ms but found 59 % of the exact
+ * top 25 on the benchmark's vectors, and cost most of a cold sync's CPU to build.
  */
-export const DEFAULT_VECTOR_INDEX_MIN_ROWS = 20_000;
+export const DEFAULT_EXACT_VECTOR_BYTES = 256 * 2 ** 20;
 
 /** Default {@link LanceDbStoreOptions.fulltextStaleFraction}. */
 export const DEFAULT_FULLTEXT_STALE_FRACTION = 0.05;
@@ -72,3 +77,89 @@ export const DEFAULT_FULLTEXT_STALE_FRACTION = 0.05;
  * read consistency interval.
  */
 export const DEFAULT_VERSION_RETENTION_MS = 0;
+
+/** Default {@link LanceDbStoreOptions.readConsistencySeconds} for object storage. */
+const REMOTE_READ_CONSISTENCY_SECONDS = 5;
+
+/** {@link LanceDbStoreOptions} with every default applied. */
+export interface ResolvedOptions {
+  uri: string;
+  storageOptions: Record<string, string>;
+  readConsistencySeconds: number;
+  /** Undefined: from the dimensions (see {@link DEFAULT_EXACT_VECTOR_BYTES}). */
+  vectorIndexMinRows: number | undefined;
+  fulltextStaleFraction: number;
+  versionRetentionMs: number;
+}
+
+/**
+ * Check `options` and apply the defaults.
+ * @throws EngramError `CONFIG_INVALID` naming the option and the values it takes.
+ */
+export function resolveOptions(options: LanceDbStoreOptions): ResolvedOptions {
+  const { uri } = options;
+  if (typeof uri !== "string" || uri.trim() === "") {
+    throw invalid("uri", uri, "a folder path or a URI such as s3://bucket/prefix");
+  }
+  const storageOptions = options.storageOptions ?? {};
+  for (const [key, value] of Object.entries(storageOptions)) {
+    if (typeof value !== "string") {
+      throw invalid(
+        `storageOptions.${key}`,
+        value,
+        "a string (LanceDB takes every setting as text)",
+      );
+    }
+  }
+  const remote = parseLocation(uri).kind === "remote";
+  const readConsistencySeconds = number(
+    "readConsistencySeconds",
+    options.readConsistencySeconds,
+    remote ? REMOTE_READ_CONSISTENCY_SECONDS : 0,
+    { min: 0 },
+  );
+  return {
+    uri,
+    storageOptions,
+    readConsistencySeconds,
+    vectorIndexMinRows:
+      options.vectorIndexMinRows === undefined
+        ? undefined
+        : number("vectorIndexMinRows", options.vectorIndexMinRows, 0, { min: 1, infinite: true }),
+    fulltextStaleFraction: number(
+      "fulltextStaleFraction",
+      options.fulltextStaleFraction,
+      DEFAULT_FULLTEXT_STALE_FRACTION,
+      { min: 0 },
+    ),
+    versionRetentionMs: number(
+      "versionRetentionMs",
+      options.versionRetentionMs,
+      // A reader may use a snapshot this old: keep what it reads until it looks again.
+      Math.max(DEFAULT_VERSION_RETENTION_MS, readConsistencySeconds * 1000),
+      { min: 0 },
+    ),
+  };
+}
+
+function number(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  rules: { min: number; infinite?: boolean },
+): number {
+  if (value === undefined) return fallback;
+  const finiteOk = Number.isFinite(value) || (rules.infinite === true && value === Infinity);
+  if (typeof value !== "number" || !finiteOk || value < rules.min) {
+    throw invalid(name, value, `a number ≥ ${rules.min}${rules.infinite ? " (or Infinity)" : ""}`);
+  }
+  return value;
+}
+
+function invalid(name: string, value: unknown, expected: string): EngramError {
+  return new EngramError(
+    "CONFIG_INVALID",
+    `LanceDB store option ${name} is ${JSON.stringify(value) ?? String(value)}; it must be ${expected}.`,
+    { hint: `Fix ${name} where the store is created (lancedbStore({ … }) or createLanceDbStore).` },
+  );
+}

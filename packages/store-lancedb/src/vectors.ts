@@ -1,8 +1,6 @@
-import type { SearchFilter } from "@engram/core/driver";
+import { compileFilter, type SearchFilter, type StoreHit } from "@engram/core/driver";
 import { Index, type Table } from "@lancedb/lancedb";
-import { type Scored, topK } from "./ranking.js";
-import type { ChunkRow } from "./rows.js";
-import { CHUNK_COLUMNS, VECTOR_COLUMN } from "./schema.js";
+import { CHUNK_COLUMN, dimsOf, toStoredChunk, VECTOR_COLUMN } from "./schema.js";
 import { filterWhere } from "./sql.js";
 
 // LanceDB 0.37 warns on stderr whenever it reads a vector index's statistics (as `listIndices`
@@ -11,73 +9,122 @@ import { filterWhere } from "./sql.js";
 process.env.LANCE_INCLUDE_VECTOR_CENTROIDS ??= "false";
 
 /**
- * With an ANN index, fetch this many times `limit` candidates and re-rank them by their exact
- * distance. Measured (`bench/index-types.ts`, README): HNSW-SQ's own quantised distances give
- * recall@10 of about 0.84; refined ×5, 1.0 for a few ms more.
+ * With an approximate (HNSW) index, fetch this many times `limit` candidates and re-rank them by
+ * their exact distance. Measured (`bench/index-types.ts`, README): HNSW-SQ's own quantised
+ * distances give recall@10 of about 0.84; refined ×5, 1.0 for a few ms more.
  */
 const REFINE_FACTOR = 5;
 
+/** Which vector index the chunks table has (see {@link vectorIndex}). */
+export type VectorIndexKind = "flat" | "hnsw" | "none";
+
 /**
- * The ANN index the store builds once the table is large enough: HNSW over scalar-quantised
- * vectors, cosine. Chosen over IVF-PQ, LanceDB's default, by measurement (`bench/index-types.ts`):
- * IVF-PQ with default settings reached a far lower recall@10 (0.34 at 50k vectors, refined) and
- * took longer to build.
+ * The vector index of a kind.
+ *
+ * `flat`: IVF_FLAT with a single partition: every vector, unquantised, in one list the query
+ * scans whole, so results are exact — but LanceDB keeps an index in its cache, where an unindexed
+ * search reads and decodes the vector column from the data files on every query (10,000 × 384
+ * floats: ~10 ms a query, ~3 ms from the index). It builds in about the time it takes to copy the
+ * vectors.
+ *
+ * `hnsw`: HNSW over scalar-quantised vectors, cosine, searched approximately and refined. Chosen
+ * over IVF-PQ, LanceDB's default, by measurement (`bench/index-types.ts`): IVF-PQ with default
+ * settings reached a far lower recall@10 (0.34 at 50k vectors, refined).
  */
-export function vectorIndex(): Index {
-  return Index.hnswSq({ distanceType: "cosine" });
+export function vectorIndex(kind: "flat" | "hnsw"): Index {
+  return kind === "flat"
+    ? Index.ivfFlat({ distanceType: "cosine", numPartitions: 1 })
+    : Index.hnswSq({ distanceType: "cosine" });
 }
 
-/** True when `table` has an index on the vector column. */
-export async function hasVectorIndex(table: Table): Promise<boolean> {
-  const indices = await table.listIndices();
-  return indices.some((index) => index.columns.includes(VECTOR_COLUMN));
-}
-
-/** Build the ANN index on the vector column. */
-export async function createVectorIndex(table: Table): Promise<void> {
-  await table.createIndex(VECTOR_COLUMN, { config: vectorIndex(), replace: true });
+/** The kind of vector index `table` has. */
+export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
+  const index = (await table.listIndices()).find((i) => i.columns.includes(VECTOR_COLUMN));
+  if (!index) return "none";
+  return index.indexType.startsWith("IVF_FLAT") ? "flat" : "hnsw";
 }
 
 /**
- * Nearest chunks by cosine similarity (score `1 − cosine distance`), best first, equal scores by
- * path then start line. Chunks without a vector never match, nor does anything for a zero query
- * (it has no direction). Filters apply before the search, so a selective filter still yields `k`
- * hits. Without an ANN index LanceDB compares every vector (exact). With one, the candidates are
- * refined by exact distance, and when the index yields fewer than `k` (a selective filter can
- * leave its probed partitions short) the search is repeated exactly.
+ * What searches need to know of the chunks table — its dimensions, its vector index, how many
+ * rows a filter leaves out — read once per table version: reading the schema costs ~0.3 ms and
+ * counting rows ~0.7 ms, asking for the version ~0.02 ms, and `version()` honours the connection's
+ * read consistency interval exactly as a query does.
+ */
+export class ChunksShape {
+  #cached:
+    | { version: number; dims: number | null; index: VectorIndexKind; outside: Map<string, number> }
+    | undefined;
+
+  async get(table: Table): Promise<{ dims: number | null; index: VectorIndexKind }> {
+    return this.#current(table);
+  }
+
+  /** How many rows the `where` clause leaves out. */
+  async outside(table: Table, where: string): Promise<number> {
+    const { outside } = await this.#current(table);
+    let count = outside.get(where);
+    if (count === undefined) {
+      count = await table.countRows(`NOT (${where})`);
+      outside.set(where, count);
+    }
+    return count;
+  }
+
+  async #current(table: Table) {
+    const version = await table.version();
+    if (this.#cached?.version !== version) {
+      const dims = dimsOf(await table.schema());
+      const index = dims === null ? "none" : await vectorIndexKind(table);
+      this.#cached = { version, dims, index, outside: new Map() };
+    }
+    return this.#cached;
+  }
+}
+
+/**
+ * The `limit` nearest chunks by cosine similarity (score `1 − cosine distance`), best first.
+ * Chunks without a vector never match, nor does anything for a zero query (it has no direction).
+ * Exact unless the table has an HNSW index; then the candidates are refined by exact distance,
+ * and when the index yields fewer than `limit` (a selective filter can leave its probed partitions
+ * short) the search is repeated exactly.
+ *
+ * A filter applies before the search, so a selective filter still yields `limit` hits. When it
+ * leaves out no more rows than `limit` (the usual search: every tier but the archive), the search
+ * instead asks for `limit` + that many and drops them here, which gives the same hits: LanceDB's
+ * filtered vector search first builds the set of rows the filter keeps (~1–2 ms at 10,000 chunks).
  */
 export async function searchVector(
   table: Table,
+  shape: ChunksShape,
   vector: Float32Array,
-  k: number,
+  limit: number,
   filter: SearchFilter | undefined,
-): Promise<Scored[]> {
+): Promise<StoreHit[]> {
   const where = filterWhere(filter);
-  if (where.kind === "none" || isZero(vector)) return [];
-  const run = (exact: boolean) =>
-    topK(k, async (limit) => {
-      let query = table
-        .query()
-        .nearestTo(vector)
-        .column(VECTOR_COLUMN)
-        .distanceType("cosine")
-        .refineFactor(REFINE_FACTOR)
-        .select([...CHUNK_COLUMNS, "_distance"])
-        .limit(limit);
-      if (where.kind === "where") query = query.where(where.sql);
-      if (exact) query = query.bypassVectorIndex();
-      const rows = (await query.toArray()) as Array<ChunkRow & { _distance: number | null }>;
-      return rows.flatMap((row) =>
-        row._distance === null || Number.isNaN(row._distance)
-          ? []
-          : [{ row, score: 1 - row._distance }],
-      );
-    });
+  if (where.kind === "none" || vector.every((x) => x === 0)) return [];
+  const { index } = await shape.get(table);
+  const outside = where.kind === "where" ? await shape.outside(table, where.sql) : 0;
+  const keep = outside <= limit ? compileFilter(filter) : undefined;
+  const run = async (exact: boolean) => {
+    let query = table
+      .query()
+      .nearestTo(vector)
+      .column(VECTOR_COLUMN)
+      .distanceType("cosine")
+      .select([CHUNK_COLUMN, "_distance"])
+      .limit(keep ? limit + outside : limit);
+    if (where.kind === "where" && !keep) query = query.where(where.sql);
+    if (index === "hnsw") {
+      query = exact ? query.bypassVectorIndex() : query.refineFactor(REFINE_FACTOR);
+    }
+    const rows = (await query.toArray()) as Array<{ chunk: string; _distance: number | null }>;
+    const hits = rows.flatMap((row) =>
+      row._distance === null || Number.isNaN(row._distance)
+        ? []
+        : [{ chunk: toStoredChunk(row), score: 1 - row._distance }],
+    );
+    return keep ? hits.filter((hit) => keep(hit.chunk)).slice(0, limit) : hits;
+  };
   const hits = await run(false);
-  if (hits.length >= k || !(await hasVectorIndex(table))) return hits;
-  return run(true);
-}
-
-function isZero(vector: Float32Array): boolean {
-  return vector.every((x) => x === 0);
+  return hits.length < limit && index === "hnsw" ? run(true) : hits;
 }

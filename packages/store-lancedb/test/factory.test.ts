@@ -2,7 +2,7 @@ import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MemoryStore } from "@engram/core/driver";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_FOLDER_NAME, LanceDbStore, lancedbStore } from "../src/index.js";
+import { DEFAULT_FOLDER_NAME, type LanceDbStore, lancedbStore } from "../src/index.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -38,7 +38,7 @@ describe("lancedbStore (the factory core uses)", () => {
       const folder = join(context.indexDir, "lancedb", `${table}.lance`);
       expect((await stat(folder)).isDirectory(), folder).toBe(true);
     }
-    expect(store).toBeInstanceOf(LanceDbStore);
+    expect((store as LanceDbStore).location.folder).toBe(join(context.indexDir, "lancedb"));
     expect(store.kind).toBe("lancedb");
     expect(store.capabilities).toEqual({
       vector: true,

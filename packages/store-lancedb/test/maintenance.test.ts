@@ -8,7 +8,7 @@ import {
   SETTLE_ROWS_AT_CLOSE,
   VECTOR_INDEX_ROWS_META_KEY,
 } from "../src/maintenance.js";
-import { resolveOptions } from "../src/options-check.js";
+import { resolveOptions } from "../src/options.js";
 import { TABLES } from "../src/schema.js";
 import { upsert, useTempStores } from "./helpers.js";
 

@@ -1,8 +1,7 @@
 import { connect, Index } from "@lancedb/lancedb";
 import { describe, expect, it } from "vitest";
-import { toChunkRow } from "../src/rows.js";
-import { chunksSchema } from "../src/schema.js";
-import { searchVector } from "../src/vectors.js";
+import { chunksSchema, toChunkRow } from "../src/schema.js";
+import { ChunksShape, searchVector } from "../src/vectors.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -43,8 +42,8 @@ describe("vector search over an ANN index", () => {
         .toArray();
       expect(annOnly.length).toBeLessThan(6); // the premise: LanceDB alone comes back short
 
-      const hits = await searchVector(table, query, 6, filter);
-      expect(hits.map((hit) => hit.row.path).sort()).toEqual(
+      const hits = await searchVector(table, new ChunksShape(), query, 6, filter);
+      expect(hits.map((hit) => hit.chunk.path).sort()).toEqual(
         [7, 507, 1007, 1507, 2007, 2507].map((i) => `v/${String(i).padStart(4, "0")}.md`),
       );
     } finally {

@@ -136,6 +136,8 @@ class DefinedStore implements MemoryStore {
   #phase: Phase = "new";
   #opening: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  /** Calls accepted while the store was open and not yet settled: `close()` waits for them. */
+  readonly #running = new Set<Promise<unknown>>();
 
   constructor(driver: StoreDriver) {
     this.#driver = driver;
@@ -269,6 +271,7 @@ class DefinedStore implements MemoryStore {
     } else if (!wasOpen) {
       return;
     }
+    await Promise.allSettled(this.#running);
     await this.#call("close the index", () => this.#driver.close());
   }
 
@@ -308,7 +311,11 @@ class DefinedStore implements MemoryStore {
     if (this.#phase !== "open") {
       return Promise.reject(storeNotInitialisedError(this.#driver.name, action));
     }
-    return this.#call(action, fn);
+    const running = this.#call(action, fn);
+    this.#running.add(running);
+    const done = () => this.#running.delete(running);
+    running.then(done, done);
+    return running;
   }
 
   async #call<T>(action: string, fn: () => Promise<T>): Promise<T> {
