@@ -1,6 +1,7 @@
 import { EmbeddingCache } from "@engram/core/driver";
 import { connect } from "@lancedb/lancedb";
 import { describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../src/index.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -60,6 +61,38 @@ describe("two stores over one folder", () => {
     expect(await second.keyValue.count("embedding/")).toBe(1);
     expect(await second.keyValue.deletePrefix("embedding/")).toBe(1);
     expect(await second.keyValue.count("")).toBe(0);
+  });
+
+  it("a layout-2 index starts over empty with its dimensions; meta and the key-value map stay", async () => {
+    const uri = await temp.dir();
+    const db = await connect(uri);
+    const meta = await db.createTable("meta", [
+      { key: "store-lancedb.schema", value: "2" },
+      { key: "engram.identity", value: "x" },
+    ]);
+    const files = await db.createTable("files", [
+      { path: "a.md", source: "memory", tier: "long", hash: "h", mtime_ms: 1, size: 2 },
+    ]);
+    const old = ["id", "path", "source", "tier", "headings", "text", "hash", "terms"];
+    const chunks = await db.createTable("chunks", [
+      {
+        ...Object.fromEntries(old.map((c) => [c, "a.md"])),
+        start_line: 1,
+        end_line: 1,
+        vector: [1, 0, 0],
+      },
+    ]);
+    const keyValue = await db.createTable("key_value", [{ key: "k", value: Buffer.from([7]) }]);
+    for (const table of [meta, files, chunks, keyValue, db]) table.close();
+
+    const store = await temp.open({ uri });
+    expect(await store.dims()).toBe(3);
+    expect(await store.stats()).toMatchObject({ files: 0, chunks: 0 });
+    expect(await store.getMeta("engram.identity")).toBe("x");
+    expect(await store.getMeta("store-lancedb.schema")).toBe(String(SCHEMA_VERSION));
+    expect(Array.from((await store.keyValue.get(["k"])).get("k") ?? [])).toEqual([7]);
+    await store.write({ upserts: [upsert("a.md", [[1, ["alpha"], [0, 1, 0]]])] });
+    expect((await store.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
   });
 
   it("a layout-1 embedding cache moves into the key-value table, where core's cache finds it", async () => {

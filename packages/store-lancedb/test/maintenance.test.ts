@@ -6,6 +6,7 @@ import {
   COMMITS_BEFORE_OPTIMIZE,
   pruneCutoff,
   SETTLE_ROWS_AT_CLOSE,
+  VECTOR_INDEX_FROM_ROWS,
   VECTOR_INDEX_ROWS_META_KEY,
 } from "../src/maintenance.js";
 import { resolveOptions } from "../src/options.js";
@@ -254,6 +255,34 @@ describe("vector index", () => {
       { length: DIMS },
       (_, d) => Math.sin((i + 1) * (d + 1) * 0.37) + (d === i % DIMS ? 2 : 0),
     );
+
+  it(`below the threshold, an exact IVF_FLAT index from ${VECTOR_INDEX_FROM_ROWS} vectors`, async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri });
+    await store.reset({ dims: DIMS });
+    const count = VECTOR_INDEX_FROM_ROWS + 100;
+    const paths = (i: number) => `f/${String(i).padStart(4, "0")}.md`;
+    await store.write({
+      upserts: Array.from({ length: count }, (_, i) =>
+        upsert(paths(i), [[1, [`t${i}`], vector(i)]], { tier: i % 100 === 3 ? "mid" : "long" }),
+      ),
+    });
+    const indexes = await (await temp.table(uri, "chunks")).listIndices();
+    expect(indexes.find((index) => index.columns.includes("vector"))?.indexType).toBe("IvfFlat");
+    const target = Float32Array.from(vector(321));
+    const oracle = (keep: (i: number) => boolean, k: number) =>
+      Array.from({ length: count }, (_, i) => i)
+        .filter(keep)
+        .map((i) => ({ path: paths(i), score: cosine(target, vector(i)) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, k)
+        .map((o) => o.path);
+    const search = async (filter: { tiers: Array<"long" | "mid"> }, k: number) =>
+      (await store.searchVector(target, k, filter)).map((hit) => hit.chunk.path);
+    // Leaving out 11 rows (filtered after the search) and all but 11 (filtered before): exact both.
+    expect(await search({ tiers: ["long"] }, 20)).toEqual(oracle((i) => i % 100 !== 3, 20));
+    expect(await search({ tiers: ["mid"] }, 20)).toEqual(oracle((i) => i % 100 === 3, 20));
+  }, 120_000);
 
   it("is built once the vectors reach the threshold, and search stays right", async () => {
     const uri = await temp.dir();
