@@ -10,14 +10,13 @@ import {
   type StoreHit,
   type StoreStats,
 } from "@engram/core/driver";
-import { type Connection, connect, Session, type Table } from "@lancedb/lancedb";
+import { type Connection, connect, Index, Session, type Table } from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
 import { isMissingFile, rebuildHint, toEngramError } from "./errors.js";
-import { ensureFulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
-import { LanceDbKeyValue, writeEntries } from "./key-value.js";
+import { fulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
+import { LanceDbKeyValue, MetaReader, readMeta, upsertMeta, writeEntries } from "./key-value.js";
 import { folderBytes, type Location, parseLocation } from "./location.js";
 import { Maintenance, type Tables } from "./maintenance.js";
-import { MetaReader, readMeta, upsertMeta } from "./meta.js";
 import { type LanceDbStoreOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import {
   CHUNK_COLUMN,
@@ -33,13 +32,14 @@ import {
   SCHEMA_META_KEY,
   SCHEMA_VERSION,
   TABLES,
+  TERMS_COLUMN,
   toChunkRow,
   toFileRecord,
   toFileRow,
   toStoredChunk,
   VECTOR_COLUMN,
 } from "./schema.js";
-import { column, ensureFilterIndexes, equals, isIn } from "./sql.js";
+import { column, equals, FILTER_COLUMNS, isIn } from "./sql.js";
 import { ChunksShape, searchVector } from "./vectors.js";
 
 /**
@@ -445,8 +445,12 @@ async function moveEmbeddingCache(db: Connection, keyValue: Table): Promise<void
 
 /** The chunks table's full-text index and filter indexes, created where missing. */
 async function ensureIndexes(chunks: Table): Promise<void> {
-  await ensureFulltextIndex(chunks);
-  await ensureFilterIndexes(chunks);
+  const indexed = new Set((await chunks.listIndices()).flatMap((index) => index.columns));
+  if (!indexed.has(TERMS_COLUMN))
+    await chunks.createIndex(TERMS_COLUMN, { config: fulltextIndex() });
+  for (const name of FILTER_COLUMNS) {
+    if (!indexed.has(name)) await chunks.createIndex(name, { config: Index.bitmap() });
+  }
 }
 
 function tablesOf(open: Open): Table[] {

@@ -28,13 +28,6 @@ export function fulltextIndex(): Index {
   });
 }
 
-/** Create the full-text index on `table` unless it has one (an empty table can be indexed). */
-export async function ensureFulltextIndex(table: Table): Promise<void> {
-  const indices = await table.listIndices();
-  if (indices.some((index) => index.columns.includes(TERMS_COLUMN))) return;
-  await table.createIndex(TERMS_COLUMN, { config: fulltextIndex(), replace: false });
-}
-
 /**
  * Rebuild the full-text index from every live row: the one sure way to make its statistics exact.
  * LanceDB's `optimize()` merges new rows into the index, but deleted rows keep counting in the

@@ -1,4 +1,3 @@
-import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,21 +30,11 @@ export function parseLocation(uri: string): Location {
  * the database really takes on disk. 0 when the folder does not exist.
  */
 export async function folderBytes(folder: string): Promise<number> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(folder, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
   let total = 0;
   for (const entry of entries) {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) total += await folderBytes(path);
-    else if (entry.isFile())
-      total += await stat(path).then(
-        (s) => s.size,
-        () => 0,
-      );
+    if (entry.isFile())
+      total += (await stat(join(entry.parentPath, entry.name)).catch(() => null))?.size ?? 0;
   }
   return total;
 }

@@ -1,6 +1,6 @@
 import type { Table } from "@lancedb/lancedb";
 import { rebuildFulltextIndex, unindexedTextRows } from "./fulltext.js";
-import { readMeta, upsertMeta } from "./meta.js";
+import { readMeta, upsertMeta } from "./key-value.js";
 import { DEFAULT_EXACT_VECTOR_BYTES } from "./options.js";
 import { dimsOf, VECTOR_COLUMN } from "./schema.js";
 import { column } from "./sql.js";
@@ -110,9 +110,10 @@ export class Maintenance {
       this.#staleRows > this.policy.fulltextStaleFraction * (await tables.chunks.countRows());
     if (!stale && this.#commits.chunks < COMMITS_BEFORE_OPTIMIZE) return;
     if (stale) await this.#rebuildFulltext(tables.chunks);
-    // Also merges the new vectors into the vector index, so it lags by no more than the text.
-    await this.#optimize(tables, "chunks");
+    // Before the optimize, which prunes the index a rebuild replaced and merges new vectors into
+    // one that was not rebuilt, so the vector index lags by no more than the text.
     await this.#indexVectors(tables);
+    await this.#optimize(tables, "chunks");
   }
 
   /**
@@ -123,17 +124,17 @@ export class Maintenance {
   async settle(tables: Tables): Promise<void> {
     if ((await unindexedTextRows(tables.chunks)) < SETTLE_ROWS_AT_CLOSE) return;
     await this.#rebuildFulltext(tables.chunks);
-    await this.#optimize(tables, "chunks");
     await this.#indexVectors(tables);
+    await this.#optimize(tables, "chunks");
   }
 
   /** Rebuild the full-text index, optimize every table, and build the vector index if due. */
   async optimizeAll(tables: Tables): Promise<void> {
     await this.#rebuildFulltext(tables.chunks);
+    await this.#indexVectors(tables);
     for (const role of ["meta", "files", "keyValue", "chunks"] as const) {
       await this.#optimize(tables, role);
     }
-    await this.#indexVectors(tables);
   }
 
   async #rebuildFulltext(chunks: Table): Promise<void> {

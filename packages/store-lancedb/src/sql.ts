@@ -1,5 +1,4 @@
 import type { SearchFilter } from "@engram/core/driver";
-import { Index, type Table } from "@lancedb/lancedb";
 
 /**
  * SQL text for LanceDB `where` clauses (DataFusion dialect). Values are inlined as literals because
@@ -60,11 +59,3 @@ export function filterWhere(filter: SearchFilter | undefined): FilterWhere {
  * scanned until the next optimize merges them in.
  */
 export const FILTER_COLUMNS = ["tier", "source"] as const;
-
-/** Create the bitmap index of every {@link FILTER_COLUMNS} column `table` lacks one on. */
-export async function ensureFilterIndexes(table: Table): Promise<void> {
-  const indexed = new Set((await table.listIndices()).flatMap((index) => index.columns));
-  for (const name of FILTER_COLUMNS) {
-    if (!indexed.has(name)) await table.createIndex(name, { config: Index.bitmap() });
-  }
-}

@@ -41,7 +41,8 @@ export function vectorIndex(kind: "flat" | "hnsw"): Index {
 export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
   const index = (await table.listIndices()).find((i) => i.columns.includes(VECTOR_COLUMN));
   if (!index) return "none";
-  return index.indexType.startsWith("IVF_FLAT") ? "flat" : "hnsw";
+  // listIndices names it "IvfFlat" (indexStats says "IVF_FLAT").
+  return /^ivf_?flat$/i.test(index.indexType) ? "flat" : "hnsw";
 }
 
 /**

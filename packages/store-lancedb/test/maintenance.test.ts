@@ -11,6 +11,7 @@ import {
 } from "../src/maintenance.js";
 import { resolveOptions } from "../src/options.js";
 import { TABLES } from "../src/schema.js";
+import { vectorIndexKind } from "../src/vectors.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -267,11 +268,17 @@ describe("vector index", () => {
         upsert(paths(i), [[1, [`t${i}`], vector(i)]], { tier: i % 100 === 3 ? "mid" : "long" }),
       ),
     });
-    const indexes = await (await temp.table(uri, "chunks")).listIndices();
-    expect(indexes.find((index) => index.columns.includes("vector"))?.indexType).toBe("IvfFlat");
+    const chunks = await temp.table(uri, "chunks");
+    expect(await vectorIndexKind(chunks)).toBe("flat");
+    const built = (await chunks.listIndices()).find((index) => index.name === "vector_idx");
+    await store.write({ upserts: [upsert(paths(count), [[1, ["more"], vector(count)]])] });
+    await store.optimize(); // merges the new vector; a rebuild waits for twice the vectors
+    expect((await chunks.indexStats("vector_idx"))?.numIndexedRows).toBe(count + 1);
+    const merged = (await chunks.listIndices()).find((index) => index.name === "vector_idx");
+    expect(merged?.indexUuid).toBe(built?.indexUuid); // the same index, one segment more
     const target = Float32Array.from(vector(321));
     const oracle = (keep: (i: number) => boolean, k: number) =>
-      Array.from({ length: count }, (_, i) => i)
+      Array.from({ length: count + 1 }, (_, i) => i)
         .filter(keep)
         .map((i) => ({ path: paths(i), score: cosine(target, vector(i)) }))
         .sort((a, b) => b.score - a.score)
