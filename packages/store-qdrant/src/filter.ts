@@ -1,7 +1,7 @@
-import type { SearchFilter, Source } from "@engram/core/driver";
+import type { ChunkRecord, FileRecord, SearchFilter, Source } from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { prefixKey } from "./path-prefix.js";
-import { CHUNK_FIELDS, RECORD_FIELDS, type RecordKind } from "./schema.js";
+import { CHUNK_FIELDS, RECORD_FIELDS, type RecordKind } from "./collections.js";
+import { chunkPointId, prefixKey } from "./ids.js";
 
 /** A Qdrant filter (the JSON body's `filter`). */
 export type Filter = Schemas["Filter"];
@@ -14,7 +14,7 @@ export type FilterPlan = { kind: "all" } | { kind: "none" } | { kind: "filter"; 
 /**
  * The chunks a {@link SearchFilter} keeps, as a Qdrant filter over the payload-indexed fields:
  * `tier` and `source` match any listed value, and a path prefix matches one key of the chunk's
- * `path_prefixes` (see `path-prefix.ts`). An empty tier or source list matches nothing; absent
+ * `path_prefixes` (see `pathPrefixKeys` in `ids.ts`). An empty tier or source list matches nothing; absent
  * fields and an empty prefix do not restrict. The prefix is literal and case-sensitive.
  */
 export function searchFilter(filter: SearchFilter | undefined): FilterPlan {
@@ -34,13 +34,31 @@ export function chunksOfPaths(paths: readonly string[]): Filter {
 }
 
 /**
- * Chunks of any of `paths` except the points `keep`: what is left of those files' previous
- * versions once their new chunks are written.
+ * What is left of the upserted files' previous versions once their new chunks are written: their
+ * chunks except the new points, as filters keeping at most `maxIds` ids each (a file with more
+ * chunks than that gets a filter of its own), so no request body grows with the whole batch.
  */
-export function staleChunks(paths: readonly string[], keep: readonly string[]): Filter {
-  const filter: Filter = { must: [matchAny(CHUNK_FIELDS.path, paths)] };
-  if (keep.length) filter.must_not = [{ has_id: [...keep] }];
-  return filter;
+export function staleChunks(
+  upserts: ReadonlyArray<{ file: FileRecord; chunks: readonly ChunkRecord[] }>,
+  maxIds: number,
+): Filter[] {
+  const filters: Filter[] = [];
+  let paths: string[] = [];
+  let keep: string[] = [];
+  const flush = () => {
+    const filter: Filter = { must: [matchAny(CHUNK_FIELDS.path, paths)] };
+    if (keep.length) filter.must_not = [{ has_id: keep }];
+    filters.push(filter);
+    paths = [];
+    keep = [];
+  };
+  for (const { file, chunks } of upserts) {
+    if (paths.length > 0 && keep.length + chunks.length > maxIds) flush();
+    paths.push(file.path);
+    for (const chunk of chunks) keep.push(chunkPointId(chunk.id));
+  }
+  if (paths.length > 0) flush();
+  return filters;
 }
 
 /** Records of one kind (file, meta or cache), optionally of one source (files). */

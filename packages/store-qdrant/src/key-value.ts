@@ -1,11 +1,10 @@
-import type { KeyValueStore } from "@engram/core/driver";
+import { batches, type KeyValueStore, movedCacheEntry } from "@engram/core/driver";
 import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
+import { RECORD_FIELDS } from "./collections.js";
 import { recordsOfKind } from "./filter.js";
 import { recordPointId } from "./ids.js";
-import { scrollAll } from "./paging.js";
 import { cacheEntryOf, keyValueEntryOf, keyValuePoint } from "./points.js";
-import { RECORD_FIELDS } from "./schema.js";
-import { batches } from "./write-plan.js";
+import { scrollAll } from "./requests.js";
 
 /** How the map reaches the records collection (calls retried and mapped to EngramErrors). */
 export interface RecordsAccess {
@@ -29,7 +28,7 @@ export class QdrantKeyValue implements KeyValueStore {
   async get(keys: readonly string[]): Promise<Map<string, Uint8Array>> {
     const found = new Map<string, Uint8Array>();
     const { collection } = this.access;
-    for (const slice of batches([...new Set(keys)], IDS_PER_REQUEST)) {
+    for (const slice of batches(keys, IDS_PER_REQUEST)) {
       const points = await this.access.call("read the key-value map", (client) =>
         client.retrieve(collection, {
           ids: slice.map((key) => recordPointId("kv", key)),
@@ -89,8 +88,8 @@ export class QdrantKeyValue implements KeyValueStore {
 
   /**
    * Move layout 1's embedding cache points into key-value entries where core's cache finds them
-   * (`embedding/<generation>/<key>`, generation 0), then delete them: no text is embedded again
-   * after the upgrade. Called when the store opens.
+   * (`movedCacheEntry`), then delete them: no text is embedded again after the upgrade. Called
+   * when the store opens.
    */
   async moveEmbeddingCache(): Promise<void> {
     const { collection } = this.access;
@@ -99,12 +98,7 @@ export class QdrantKeyValue implements KeyValueStore {
       RECORD_FIELDS.vector,
     ]);
     if (!old.length) return;
-    await this.set(
-      old.map((point) => {
-        const { key, vector } = cacheEntryOf(point.payload);
-        return [`embedding/0/${key}`, new Uint8Array(vector.buffer)] as const;
-      }),
-    );
+    await this.set(old.map(({ payload }) => movedCacheEntry(...cacheEntryOf(payload))));
     await this.access.call("move the embedding cache", (client) =>
       client.delete(collection, { wait: true, filter: recordsOfKind("cache") }),
     );

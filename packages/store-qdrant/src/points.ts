@@ -6,10 +6,9 @@ import {
   type Tier,
 } from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { chunkPointId, recordPointId } from "./ids.js";
+import { CHUNK_FIELDS, DENSE_VECTOR, RECORD_FIELDS, SPARSE_VECTOR } from "./collections.js";
+import { chunkPointId, pathPrefixKeys, recordPointId } from "./ids.js";
 import type { Bm25Params } from "./options.js";
-import { pathPrefixKeys } from "./path-prefix.js";
-import { CHUNK_FIELDS, DENSE_VECTOR, RECORD_FIELDS, SPARSE_VECTOR } from "./schema.js";
 import { documentVector } from "./sparse.js";
 
 /** A point as upserted. */
@@ -168,13 +167,13 @@ export function keyValueEntryOf(payload: Payload): { key: string; value: Uint8Ar
 }
 
 /** A layout-1 embedding cache point's key and vector (read once, to move it). */
-export function cacheEntryOf(payload: Payload): { key: string; vector: Float32Array } {
+export function cacheEntryOf(payload: Payload): [key: string, vector: Float32Array] {
   const p = payloadOf(payload, "cache");
   const vector = p[RECORD_FIELDS.vector];
   if (!Array.isArray(vector) || !vector.every((x) => typeof x === "number")) {
     throw malformed("cache", RECORD_FIELDS.vector);
   }
-  return { key: text(p, RECORD_FIELDS.key), vector: Float32Array.from(vector as number[]) };
+  return [text(p, RECORD_FIELDS.key), Float32Array.from(vector as number[])];
 }
 
 function payloadOf(payload: Payload, what: string): Record<string, unknown> {

@@ -1,4 +1,9 @@
-export { bytesToVector, EmbeddingCache, vectorToBytes } from "../embedding/cache.js";
+export {
+  bytesToVector,
+  EmbeddingCache,
+  movedCacheEntry,
+  vectorToBytes,
+} from "../embedding/cache.js";
 export {
   EmbeddingError,
   embeddingErrorFromHttp,
@@ -37,6 +42,7 @@ export {
   type LockHolder,
   thisProcess,
 } from "../workspace/lock-holder.js";
+export { batches } from "./batches.js";
 export {
   assertChunksFit,
   assertQueryDims,
@@ -58,6 +64,15 @@ export {
   type StoreDriver,
 } from "./define-store.js";
 export {
+  errorSummary,
+  type NewerLayout,
+  newerLayoutError,
+  type StoreFailure,
+  storeFailedError,
+  type TransportFailure,
+  transportFailure,
+} from "./failures.js";
+export {
   type ChunkPredicate,
   compileFilter,
   compileLabelFilter,
@@ -73,3 +88,9 @@ export {
   takeRecoveries,
 } from "./recovery.js";
 export { storeClosedError, storeNotInitialisedError } from "./state-errors.js";
+export {
+  type OptionsIssue,
+  type OptionsResult,
+  type OptionsSchema,
+  parseStoreOptions,
+} from "./store-options.js";

@@ -1,0 +1,77 @@
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { errorSummary, storeFailedError, transportFailure } from "../../src/driver/index.js";
+
+/** A localhost port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("transportFailure", () => {
+  it("reads a real refused fetch as network, with its socket code", async () => {
+    const error = await fetch(`http://127.0.0.1:${await closedPort()}/`).catch((e: unknown) => e);
+    expect(transportFailure(error)).toEqual({ kind: "network", code: "ECONNREFUSED" });
+  });
+
+  it("reads a real AbortSignal.timeout abort as timeout", async () => {
+    const server = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    const error = await fetch(`http://127.0.0.1:${port}/`, {
+      signal: AbortSignal.timeout(50),
+    }).catch((e: unknown) => e);
+    server.close();
+    expect(transportFailure(error)?.kind).toBe("timeout");
+  });
+
+  it("reads undici's timeouts as timeout, deep in the cause chain", () => {
+    const error = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("Headers Timeout Error"), { code: "UND_ERR_HEADERS_TIMEOUT" }),
+    });
+    expect(transportFailure(error)).toEqual({ kind: "timeout", code: "UND_ERR_HEADERS_TIMEOUT" });
+    expect(transportFailure(new TypeError("fetch failed"))).toEqual({
+      kind: "network",
+      code: undefined,
+    });
+  });
+
+  it("leaves HTTP answers and bugs to the caller", () => {
+    expect(transportFailure(Object.assign(new Error("Bad Request"), { status: 400 }))).toBe(
+      undefined,
+    );
+    expect(transportFailure(new RangeError("bug"))).toBe(undefined);
+    expect(transportFailure(undefined)).toBe(undefined);
+  });
+});
+
+describe("errorSummary", () => {
+  it("keeps the first line, cut at the limit", () => {
+    expect(errorSummary(new Error("first line\n  at stack"))).toBe("first line");
+    expect(errorSummary("x".repeat(10), 4)).toBe("xxxx…");
+    expect(errorSummary(new Error("用户偏好：深色模式\n详情"))).toBe("用户偏好：深色模式");
+  });
+});
+
+describe("storeFailedError", () => {
+  it("words every driver's backend failure one way", () => {
+    const cause = new Error("disk I/O error");
+    const error = storeFailedError({
+      action: "write chunks",
+      problem: "disk I/O error",
+      where: "/w/.engram/index.sqlite",
+      hint: "Free some disk space.",
+      cause,
+    });
+    expect(error).toMatchObject({
+      code: "STORE_FAILED",
+      message: "Could not write chunks: disk I/O error (/w/.engram/index.sqlite).",
+      hint: "Free some disk space.",
+      cause,
+    });
+  });
+});
