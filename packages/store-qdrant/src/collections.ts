@@ -13,34 +13,6 @@ export const DENSE_VECTOR = "dense";
 /** Name of the chunk collection's sparse BM25 vector. */
 export const SPARSE_VECTOR = "bm25";
 
-/** Payload keys of a chunk point. */
-export const CHUNK_FIELDS = {
-  id: "chunk_id",
-  path: "path",
-  pathPrefixes: "path_prefixes",
-  source: "source",
-  tier: "tier",
-  startLine: "start_line",
-  endLine: "end_line",
-  headings: "headings",
-  text: "text",
-  hash: "hash",
-  embedded: "embedded",
-} as const;
-
-/** The chunk payload a search or read returns: everything the contract reads back. */
-export const CHUNK_READ_FIELDS: string[] = [
-  CHUNK_FIELDS.id,
-  CHUNK_FIELDS.path,
-  CHUNK_FIELDS.source,
-  CHUNK_FIELDS.tier,
-  CHUNK_FIELDS.startLine,
-  CHUNK_FIELDS.endLine,
-  CHUNK_FIELDS.headings,
-  CHUNK_FIELDS.text,
-  CHUNK_FIELDS.hash,
-];
-
 /**
  * What a point of the records collection holds: a file record, a meta value, a key-value entry, or
  * (layout 1) an embedding cache entry, moved into key-value entries when the store opens.
@@ -48,26 +20,6 @@ export const CHUNK_READ_FIELDS: string[] = [
 export const RECORD_KINDS = ["file", "meta", "kv", "cache"] as const;
 /** One of {@link RECORD_KINDS}. */
 export type RecordKind = (typeof RECORD_KINDS)[number];
-
-/** Payload keys of a records point (a file record, a meta value or a cache entry). */
-export const RECORD_FIELDS = {
-  kind: "kind",
-  // file
-  path: "path",
-  source: "source",
-  tier: "tier",
-  hash: "hash",
-  mtimeMs: "mtime_ms",
-  size: "size",
-  // meta
-  key: "key",
-  value: "value",
-  // kv (also `key`): the value as base64, and the key's prefixes that end with "/"
-  bytes: "bytes",
-  keyFolders: "key_folders",
-  // cache, layout 1 (also `key`): the vector as an array of numbers
-  vector: "vector",
-} as const;
 
 /** Meta key of the store's layout: its version and the BM25 parameters its vectors were built with. */
 export const LAYOUT_META_KEY = "store-qdrant.layout";
@@ -86,14 +38,14 @@ export interface PayloadIndex {
 
 /** Indexes of the chunk collection: every field a filter or a delete uses. */
 export const CHUNK_INDEXES: readonly PayloadIndex[] = [
-  { field_name: CHUNK_FIELDS.path, field_schema: "keyword" },
+  { field_name: "path", field_schema: "keyword" },
   {
-    field_name: CHUNK_FIELDS.pathPrefixes,
+    field_name: "path_prefixes",
     field_schema: { type: "integer", lookup: true, range: false },
   },
-  { field_name: CHUNK_FIELDS.tier, field_schema: "keyword" },
-  { field_name: CHUNK_FIELDS.source, field_schema: "keyword" },
-  { field_name: CHUNK_FIELDS.embedded, field_schema: "bool" },
+  { field_name: "tier", field_schema: "keyword" },
+  { field_name: "source", field_schema: "keyword" },
+  { field_name: "embedded", field_schema: "bool" },
 ];
 
 /** The body that creates the records collection: named vectors, none of them (payload only). */
@@ -101,9 +53,9 @@ export const RECORDS_COLLECTION_CONFIG: Schemas["CreateCollection"] = { vectors:
 
 /** Indexes of the records collection (`key_folders`: counting and deleting keys by prefix). */
 export const RECORD_INDEXES: readonly PayloadIndex[] = [
-  { field_name: RECORD_FIELDS.kind, field_schema: "keyword" },
-  { field_name: RECORD_FIELDS.source, field_schema: "keyword" },
-  { field_name: RECORD_FIELDS.keyFolders, field_schema: "keyword" },
+  { field_name: "kind", field_schema: "keyword" },
+  { field_name: "source", field_schema: "keyword" },
+  { field_name: "key_folders", field_schema: "keyword" },
 ];
 
 /** The body that creates the chunk collection for `dims`-dimensional vectors (null: none). */

@@ -1,6 +1,6 @@
 import type { ChunkRecord, FileRecord, SearchFilter, Source } from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { CHUNK_FIELDS, RECORD_FIELDS, type RecordKind } from "./collections.js";
+import type { RecordKind } from "./collections.js";
 import { chunkPointId, prefixKey } from "./ids.js";
 
 /** A Qdrant filter (the JSON body's `filter`). */
@@ -20,17 +20,17 @@ export type FilterPlan = { kind: "all" } | { kind: "none" } | { kind: "filter"; 
 export function searchFilter(filter: SearchFilter | undefined): FilterPlan {
   if (filter?.tiers?.length === 0 || filter?.sources?.length === 0) return { kind: "none" };
   const must: Condition[] = [];
-  if (filter?.tiers) must.push(matchAny(CHUNK_FIELDS.tier, filter.tiers));
-  if (filter?.sources) must.push(matchAny(CHUNK_FIELDS.source, filter.sources));
+  if (filter?.tiers) must.push(matchAny("tier", filter.tiers));
+  if (filter?.sources) must.push(matchAny("source", filter.sources));
   if (filter?.pathPrefix) {
-    must.push({ key: CHUNK_FIELDS.pathPrefixes, match: { value: prefixKey(filter.pathPrefix) } });
+    must.push({ key: "path_prefixes", match: { value: prefixKey(filter.pathPrefix) } });
   }
   return must.length === 0 ? { kind: "all" } : { kind: "filter", filter: { must } };
 }
 
 /** Chunks of any of `paths` (a non-empty list). */
 export function chunksOfPaths(paths: readonly string[]): Filter {
-  return { must: [matchAny(CHUNK_FIELDS.path, paths)] };
+  return { must: [matchAny("path", paths)] };
 }
 
 /**
@@ -46,7 +46,7 @@ export function staleChunks(
   let paths: string[] = [];
   let keep: string[] = [];
   const flush = () => {
-    const filter: Filter = { must: [matchAny(CHUNK_FIELDS.path, paths)] };
+    const filter: Filter = { must: [matchAny("path", paths)] };
     if (keep.length) filter.must_not = [{ has_id: keep }];
     filters.push(filter);
     paths = [];
@@ -63,14 +63,14 @@ export function staleChunks(
 
 /** Records of one kind (file, meta or cache), optionally of one source (files). */
 export function recordsOfKind(kind: RecordKind, source?: Source): Filter {
-  const must: Condition[] = [{ key: RECORD_FIELDS.kind, match: { value: kind } }];
-  if (source !== undefined) must.push({ key: RECORD_FIELDS.source, match: { value: source } });
+  const must: Condition[] = [{ key: "kind", match: { value: kind } }];
+  if (source !== undefined) must.push({ key: "source", match: { value: source } });
   return { must };
 }
 
 /** Chunks that carry a dense vector. */
 export const EMBEDDED_CHUNKS: Filter = {
-  must: [{ key: CHUNK_FIELDS.embedded, match: { value: true } }],
+  must: [{ key: "embedded", match: { value: true } }],
 };
 
 function matchAny(key: string, values: readonly string[]): Condition {

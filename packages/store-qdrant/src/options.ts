@@ -14,26 +14,12 @@ export const DEFAULT_BATCH_SIZE = 256;
 /** Default request timeout in ms. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** BM25 parameters used to weight a chunk's terms (see `sparse.ts`). */
-export interface Bm25Params {
-  /** Term-frequency saturation (default 1.2, as SQLite FTS5 and Lucene). */
-  k1: number;
-  /** Length normalisation, 0 (none) to 1 (full) (default 0.75). */
-  b: number;
-  /**
-   * The average chunk length, in analysed terms, that lengths are normalised against. Fixed, not
-   * measured: Qdrant cannot compute it, and a running mean would weight chunks written at different
-   * times differently. Default {@link DEFAULT_BM25}`.avgTerms`.
-   */
-  avgTerms: number;
-}
-
 /**
  * Default BM25 parameters. `avgTerms` 256 is the value Qdrant's own BM25 model uses; engram's
  * chunks of ~400 tokens hold a few hundred analysed terms (English words, or CJK unigrams plus
  * bigrams), so it sits in the right range.
  */
-export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({
+export const DEFAULT_BM25 = Object.freeze({
   k1: 1.2,
   b: 0.75,
   avgTerms: 256,
@@ -55,6 +41,23 @@ const strict = <E extends v.ObjectEntries>(entries: E) =>
   v.strictObject(entries, (issue) =>
     issue.expected === "never" ? "left out: the Qdrant store has no such option" : "an object",
   );
+
+/** BM25 parameters used to weight a chunk's terms (see `sparse.ts`). */
+const bm25 = strict({
+  /** Term-frequency saturation (default 1.2, as SQLite FTS5 and Lucene). */
+  k1: finite((n) => n >= 0, "a number ≥ 0", DEFAULT_BM25.k1),
+  /** Length normalisation, 0 (none) to 1 (full) (default 0.75). */
+  b: finite((n) => n >= 0 && n <= 1, "a number from 0 to 1", DEFAULT_BM25.b),
+  /**
+   * The average chunk length, in analysed terms, that lengths are normalised against. Fixed, not
+   * measured: Qdrant cannot compute it, and a running mean would weight chunks written at
+   * different times differently.
+   */
+  avgTerms: finite((n) => n > 0, "a number > 0", DEFAULT_BM25.avgTerms),
+});
+
+/** BM25 parameters used to weight a chunk's terms (see `sparse.ts`). */
+export type Bm25Params = v.InferOutput<typeof bm25>;
 
 const URL_EXPECTED = "an http(s) URL such as http://localhost:6333";
 const COLLECTION_EXPECTED = 'a Qdrant collection name: 1 to 200 letters, digits, "_" or "-"';
@@ -104,14 +107,7 @@ const entries = {
    */
   exactVectorSearch: v.optional(v.boolean("true or false"), false),
   /** BM25 weighting of chunk terms. Fixed for the life of a collection (recorded in its meta). */
-  bm25: v.optional(
-    strict({
-      k1: finite((n) => n >= 0, "a number ≥ 0", DEFAULT_BM25.k1),
-      b: finite((n) => n >= 0 && n <= 1, "a number from 0 to 1", DEFAULT_BM25.b),
-      avgTerms: finite((n) => n > 0, "a number > 0", DEFAULT_BM25.avgTerms),
-    }),
-    {},
-  ),
+  bm25: v.optional(bm25, {}),
 };
 
 const storeOptions = strict(entries);

@@ -14,7 +14,6 @@ import {
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import {
   CHUNK_INDEXES,
-  CHUNK_READ_FIELDS,
   checkLayout,
   chunkCollectionConfig,
   chunkCollectionShape,
@@ -44,7 +43,8 @@ import {
   resolveOptions,
 } from "./options.js";
 import {
-  ChunkPoints,
+  CHUNK_READ_FIELDS,
+  chunkPoint,
   filePoint,
   fileRecordOf,
   metaPoint,
@@ -52,11 +52,8 @@ import {
   type Point,
   storedChunkOf,
 } from "./points.js";
-import { type Caller, call, scrollAll } from "./requests.js";
+import { type Caller, call, PAGE_SIZE, scrollPoints, upsertPoints } from "./requests.js";
 import { queryVector } from "./sparse.js";
-
-/** Paths per delete-by-path request, ids per retrieve, delete or keep list, points per scroll page. */
-const KEYS_PER_REQUEST = 1000;
 
 /**
  * The Qdrant driver behind `createQdrantStore` (core's `defineStore` adds the guards, argument and
@@ -88,7 +85,6 @@ export class QdrantDriver implements StoreDriver {
   readonly recordsCollection: string;
   readonly options: ResolvedOptions;
 
-  readonly #points: ChunkPoints;
   readonly #client: QdrantClient;
   /** Dimensions of the chunk collection's dense vector, read at open and kept by reset. */
   #dims: number | null = null;
@@ -104,7 +100,6 @@ export class QdrantDriver implements StoreDriver {
     this.collection = collection;
     this.recordsCollection = recordsCollectionName(collection);
     this.name = `Qdrant store for collection ${collection} at ${url}`;
-    this.#points = new ChunkPoints(this.options.bm25);
     this.#client = new QdrantClient({
       url,
       ...(apiKey !== undefined ? { apiKey } : {}),
@@ -201,16 +196,16 @@ export class QdrantDriver implements StoreDriver {
    * the upserted files' old versions), file records last.
    */
   async write(batch: CheckedBatch): Promise<void> {
-    for (const paths of batches(batch.deleted, KEYS_PER_REQUEST)) {
+    for (const paths of batches(batch.deleted, PAGE_SIZE)) {
       await this.#call("delete chunks", (client) =>
         client.delete(this.collection, { wait: true, filter: chunksOfPaths(paths) }),
       );
     }
     const chunkPoints = batch.upserts.flatMap(({ chunks }) =>
-      chunks.map((chunk) => this.#points.point(chunk)),
+      chunks.map((chunk) => chunkPoint(chunk, this.options.bm25)),
     );
     await this.#upsert(this.collection, chunkPoints, "write chunks");
-    for (const filter of staleChunks(batch.upserts, KEYS_PER_REQUEST)) {
+    for (const filter of staleChunks(batch.upserts, PAGE_SIZE)) {
       await this.#call("delete replaced chunks", (client) =>
         client.delete(this.collection, { wait: true, filter }),
       );
@@ -273,7 +268,7 @@ export class QdrantDriver implements StoreDriver {
    * their path), then set the modification time of the other touched files that have a record.
    */
   async #writeFiles(batch: CheckedBatch): Promise<void> {
-    for (const paths of batches(batch.deleted, KEYS_PER_REQUEST)) {
+    for (const paths of batches(batch.deleted, PAGE_SIZE)) {
       const ids = paths.map((path) => recordPointId("file", path));
       await this.#call("delete file records", (client) =>
         client.delete(this.recordsCollection, { wait: true, points: ids }),
@@ -288,7 +283,7 @@ export class QdrantDriver implements StoreDriver {
     await this.#upsert(this.recordsCollection, upserted, "write file records");
     for (const path of batch.deleted) mtimes.delete(path);
     const touched: Point[] = [];
-    for (const paths of batches([...mtimes.keys()], KEYS_PER_REQUEST)) {
+    for (const paths of batches([...mtimes.keys()], PAGE_SIZE)) {
       const ids = paths.map((path) => recordPointId("file", path));
       for (const point of await this.#retrieve("read file records", ids)) {
         const file = fileRecordOf(point.payload);
@@ -305,33 +300,17 @@ export class QdrantDriver implements StoreDriver {
     );
   }
 
-  /** Upsert `points` in batches of `batchSize`, each applied before the next is sent. */
-  async #upsert(collection: string, points: readonly Point[], action: string): Promise<void> {
-    for (const slice of batches(points, this.options.batchSize)) {
-      await this.#call(action, (client) =>
-        client.upsert(collection, { wait: true, points: slice }),
-      );
-    }
+  #upsert(collection: string, points: readonly Point[], action: string): Promise<void> {
+    return upsertPoints(this.#call, action, collection, points, this.options.batchSize);
   }
 
-  /** Every point matching `filter`, page by page. */
   #scroll(
     action: string,
     collection: string,
     filter: Schemas["Filter"],
-    withPayload: true | string[],
+    payload: true | string[],
   ): Promise<Schemas["Record"][]> {
-    return scrollAll((offset) =>
-      this.#call(action, (client) =>
-        client.scroll(collection, {
-          filter,
-          limit: KEYS_PER_REQUEST,
-          with_payload: withPayload,
-          with_vector: false,
-          ...(offset !== undefined ? { offset } : {}),
-        }),
-      ),
-    );
+    return scrollPoints(this.#call, action, collection, filter, payload);
   }
 
   /** One ranked query (sparse or dense); core's `defineStore` completes a tie at the cut-off. */

@@ -1,4 +1,5 @@
 import {
+  batches,
   EmbeddingError,
   EngramError,
   embeddingErrorFromHttp,
@@ -11,6 +12,9 @@ import {
   withRetry,
 } from "@engram/core/driver";
 import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
+
+/** Points per scroll page (and the most ids the driver puts in one request). */
+export const PAGE_SIZE = 1000;
 
 /**
  * Requests to the server: each retried by core's `withRetry` while it may still succeed, a final
@@ -199,5 +203,39 @@ export async function scrollAll<T>(
     }
     seen.add(key);
     offset = next;
+  }
+}
+
+/** Every point of `collection` matching `filter`, page by page, with the `payload` asked for. */
+export function scrollPoints(
+  call: Caller,
+  action: string,
+  collection: string,
+  filter: Schemas["Filter"],
+  payload: true | string[],
+): Promise<Schemas["Record"][]> {
+  return scrollAll((offset) =>
+    call(action, (client) =>
+      client.scroll(collection, {
+        filter,
+        limit: PAGE_SIZE,
+        with_payload: payload,
+        with_vector: false,
+        ...(offset !== undefined ? { offset } : {}),
+      }),
+    ),
+  );
+}
+
+/** Upsert `points` in batches of `batchSize`, each applied before the next is sent. */
+export async function upsertPoints(
+  call: Caller,
+  action: string,
+  collection: string,
+  points: readonly Schemas["PointStruct"][],
+  batchSize: number,
+): Promise<void> {
+  for (const slice of batches(points, batchSize)) {
+    await call(action, (client) => client.upsert(collection, { wait: true, points: slice }));
   }
 }

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { chunkPointId, prefixKey, recordPointId, uuidFor } from "../src/ids.js";
 import { DEFAULT_BM25 } from "../src/options.js";
 import {
-  ChunkPoints,
   cacheEntryOf,
+  chunkPoint,
   filePoint,
   fileRecordOf,
   keyFolders,
@@ -63,7 +63,7 @@ describe("chunk points", () => {
   };
 
   it("carry both vectors and a payload that reads back as the stored chunk", () => {
-    const point = wire(new ChunkPoints(DEFAULT_BM25).point(chunk));
+    const point = wire(chunkPoint(chunk, DEFAULT_BM25));
     expect(point.id).toBe(chunkPointId(chunk.id));
     const { terms: _t, embedding: _e, ...stored } = chunk;
     expect(storedChunkOf(point.payload)).toEqual(stored);
@@ -76,7 +76,7 @@ describe("chunk points", () => {
 
   it("leave out the vectors a chunk does not have", () => {
     const plain = { ...chunk, embedding: null, terms: [] };
-    const point = new ChunkPoints(DEFAULT_BM25).point(plain);
+    const point = chunkPoint(plain, DEFAULT_BM25);
     expect(point.vector).toEqual({});
     expect(point.payload?.embedded).toBe(false);
   });
