@@ -8,24 +8,21 @@ export type Filter = Schemas["Filter"];
 /** One condition of a {@link Filter}. */
 export type Condition = Schemas["Condition"];
 
-/** A search filter in Qdrant terms: no restriction, "matches nothing", or a filter. */
-export type FilterPlan = { kind: "all" } | { kind: "none" } | { kind: "filter"; filter: Filter };
-
 /**
  * The chunks a {@link SearchFilter} keeps, as a Qdrant filter over the payload-indexed fields:
  * `tier` and `source` match any listed value, and a path prefix matches one key of the chunk's
- * `path_prefixes` (see `pathPrefixKeys` in `ids.ts`). An empty tier or source list matches nothing; absent
- * fields and an empty prefix do not restrict. The prefix is literal and case-sensitive.
+ * `path_prefixes` (see `pathPrefixKeys` in `ids.ts`). Undefined when nothing is restricted (absent
+ * fields, an empty prefix). The prefix is literal and case-sensitive. A filter with an empty tier
+ * or source list never gets here: core's `defineStore` answers it with no hits.
  */
-export function searchFilter(filter: SearchFilter | undefined): FilterPlan {
-  if (filter?.tiers?.length === 0 || filter?.sources?.length === 0) return { kind: "none" };
+export function searchFilter(filter: SearchFilter | undefined): Filter | undefined {
   const must: Condition[] = [];
   if (filter?.tiers) must.push(matchAny("tier", filter.tiers));
   if (filter?.sources) must.push(matchAny("source", filter.sources));
   if (filter?.pathPrefix) {
     must.push({ key: "path_prefixes", match: { value: prefixKey(filter.pathPrefix) } });
   }
-  return must.length === 0 ? { kind: "all" } : { kind: "filter", filter: { must } };
+  return must.length === 0 ? undefined : { must };
 }
 
 /** Chunks of any of `paths` (a non-empty list). */

@@ -234,8 +234,6 @@ export class QdrantDriver implements StoreDriver {
     limit: number,
     filter: SearchFilter | undefined,
   ): Promise<StoreHit[]> {
-    // A zero vector has no direction: nothing is near it.
-    if (vector.every((x) => x === 0)) return [];
     return this.#search(limit, filter, {
       query: Array.from(vector),
       using: DENSE_VECTOR,
@@ -319,8 +317,7 @@ export class QdrantDriver implements StoreDriver {
     filter: SearchFilter | undefined,
     request: Pick<Schemas["QueryRequest"], "query" | "using" | "params">,
   ): Promise<StoreHit[]> {
-    const plan = searchFilter(filter);
-    if (plan.kind === "none") return [];
+    const where = searchFilter(filter);
     const prefix = filter?.pathPrefix;
     const response = await this.#call("search the index", (client) =>
       client.query(this.collection, {
@@ -328,7 +325,7 @@ export class QdrantDriver implements StoreDriver {
         limit,
         with_payload: CHUNK_READ_FIELDS,
         with_vector: false,
-        ...(plan.kind === "filter" ? { filter: plan.filter } : {}),
+        ...(where ? { filter: where } : {}),
       }),
     );
     return response.points.flatMap((point): StoreHit[] => {

@@ -81,34 +81,26 @@ describe("path prefix keys", () => {
 
 describe("searchFilter", () => {
   it("does not restrict without fields or with an empty prefix", () => {
-    expect(searchFilter(undefined)).toEqual({ kind: "all" });
-    expect(searchFilter({})).toEqual({ kind: "all" });
-    expect(searchFilter({ pathPrefix: "" })).toEqual({ kind: "all" });
-  });
-
-  it("matches nothing for an empty tier or source list", () => {
-    expect(searchFilter({ tiers: [] })).toEqual({ kind: "none" });
-    expect(searchFilter({ sources: [], tiers: ["long"] })).toEqual({ kind: "none" });
+    expect(searchFilter(undefined)).toBeUndefined();
+    expect(searchFilter({})).toBeUndefined();
+    expect(searchFilter({ pathPrefix: "" })).toBeUndefined();
   });
 
   it("builds one must condition per field, on the indexed payload keys", () => {
     expect(
       searchFilter({ tiers: ["short", "mid"], sources: ["memory"], pathPrefix: "memory/" }),
     ).toEqual({
-      kind: "filter",
-      filter: {
-        must: [
-          { key: "tier", match: { any: ["short", "mid"] } },
-          { key: "source", match: { value: "memory" } },
-          { key: "path_prefixes", match: { value: prefixKey("memory/") } },
-        ],
-      },
+      must: [
+        { key: "tier", match: { any: ["short", "mid"] } },
+        { key: "source", match: { value: "memory" } },
+        { key: "path_prefixes", match: { value: prefixKey("memory/") } },
+      ],
     });
   });
 
   it("serialises to plain JSON (what the client sends)", () => {
-    const plan = searchFilter({ tiers: ["long"], pathPrefix: "记忆/" });
-    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+    const filter = searchFilter({ tiers: ["long"], pathPrefix: "记忆/" });
+    expect(JSON.parse(JSON.stringify(filter))).toEqual(filter);
   });
 });
 

@@ -78,6 +78,7 @@ export {
   compileLabelFilter,
   type Filterable,
   type LabelPredicate,
+  matchesNothing,
 } from "./filter.js";
 export type * from "./records.js";
 export {
