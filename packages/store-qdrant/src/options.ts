@@ -19,7 +19,7 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
  * chunks of ~400 tokens hold a few hundred analysed terms (English words, or CJK unigrams plus
  * bigrams), so it sits in the right range.
  */
-export const DEFAULT_BM25 = Object.freeze({
+export const DEFAULT_BM25: Readonly<Record<"k1" | "b" | "avgTerms", number>> = Object.freeze({
   k1: 1.2,
   b: 0.75,
   avgTerms: 256,
@@ -111,7 +111,11 @@ const entries = {
 };
 
 const storeOptions = strict(entries);
-const factoryOptions = strict({ ...entries, collection: v.optional(entries.collection) });
+const factoryOptions = strict({
+  ...entries,
+  /** Collection name. Default `engram_<8 hex digits>` from the workspace's absolute path. */
+  collection: v.optional(entries.collection),
+});
 
 /** Options of `createQdrantStore`. */
 export type QdrantStoreOptions = v.InferInput<typeof storeOptions>;
