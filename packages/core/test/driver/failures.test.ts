@@ -2,19 +2,10 @@ import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { errorSummary, storeFailedError, transportFailure } from "../../src/driver/index.js";
 
-/** A localhost port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
 describe("transportFailure", () => {
   it("reads a real refused fetch as network, with its socket code", async () => {
-    const error = await fetch(`http://127.0.0.1:${await closedPort()}/`).catch((e: unknown) => e);
+    // Port 1 (tcpmux) has no listener here: the connection is refused at once.
+    const error = await fetch("http://127.0.0.1:1/").catch((e: unknown) => e);
     expect(transportFailure(error)).toEqual({ kind: "network", code: "ECONNREFUSED" });
   });
 
