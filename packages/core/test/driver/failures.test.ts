@@ -1,11 +1,16 @@
-import { createServer } from "node:net";
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { errorSummary, storeFailedError, transportFailure } from "../../src/driver/index.js";
 
 describe("transportFailure", () => {
   it("reads a real refused fetch as network, with its socket code", async () => {
-    // Port 1 (tcpmux) has no listener here: the connection is refused at once.
-    const error = await fetch("http://127.0.0.1:1/").catch((e: unknown) => e);
+    // A port just released by a server of this test: nothing listens there any more.
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const error = await fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
     expect(transportFailure(error)).toEqual({ kind: "network", code: "ECONNREFUSED" });
   });
 
