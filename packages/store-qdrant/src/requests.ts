@@ -64,7 +64,10 @@ export function classify(error: unknown): Failure {
   }
   const unexpected = /^Unexpected Response: (\d{3})/.exec(message);
   if (unexpected) return { kind: "http", status: Number(unexpected[1]), message };
-  return { kind: transportFailure(error)?.kind ?? "other", message };
+  const transport = transportFailure(error);
+  if (!transport) return { kind: "other", message };
+  const { kind, code } = transport;
+  return { kind, message: code && !message.includes(code) ? `${message}: ${code}` : message };
 }
 
 /**
