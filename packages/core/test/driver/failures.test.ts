@@ -1,7 +1,12 @@
 import { once } from "node:events";
 import { type AddressInfo, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { errorSummary, storeFailedError, transportFailure } from "../../src/driver/index.js";
+import {
+  errorSummary,
+  newerLayoutError,
+  storeFailedError,
+  transportFailure,
+} from "../../src/driver/index.js";
 
 describe("transportFailure", () => {
   it("reads a real refused fetch as network, with its socket code", async () => {
@@ -68,6 +73,23 @@ describe("storeFailedError", () => {
       message: "Could not write chunks: disk I/O error (/w/.engram/index.sqlite).",
       hint: "Free some disk space.",
       cause,
+    });
+  });
+});
+
+describe("newerLayoutError", () => {
+  it("refuses storage a newer driver wrote, saying where the data can go instead", () => {
+    const error = newerLayoutError({
+      store: "index /w/.engram/记忆.lance",
+      found: 3,
+      reader: "@engram/store-lancedb (version 2)",
+      instead: "delete /w/.engram/记忆.lance and run `engram sync`.",
+    });
+    expect(error).toMatchObject({
+      code: "STORE_FAILED",
+      message:
+        "The index /w/.engram/记忆.lance has layout version 3, which this @engram/store-lancedb (version 2) does not understand.",
+      hint: "Upgrade engram, or delete /w/.engram/记忆.lance and run `engram sync`.",
     });
   });
 });
