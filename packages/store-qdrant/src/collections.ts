@@ -77,29 +77,23 @@ export interface ChunkCollectionShape {
 
 /** Read the dims of a chunk collection from its info, and check it is one of ours. */
 export function chunkCollectionShape(info: Schemas["CollectionInfo"]): ChunkCollectionShape {
+  const { vectors, sparse_vectors } = info.config.params;
   const problems: string[] = [];
-  const sparse = info.config.params.sparse_vectors?.[SPARSE_VECTOR];
+  const sparse = sparse_vectors?.[SPARSE_VECTOR];
   if (!sparse) problems.push(`no sparse vector "${SPARSE_VECTOR}"`);
-  else if (sparse.modifier !== "idf")
+  else if (sparse.modifier !== "idf") {
     problems.push(`sparse vector "${SPARSE_VECTOR}" lacks the idf modifier`);
-  const vectors = info.config.params.vectors as
-    | Record<string, { size?: number; distance?: string } | undefined>
-    | { size: number; distance: string }
-    | undefined;
-  let dims: number | null = null;
-  if (vectors && typeof (vectors as { size?: unknown }).size === "number") {
-    problems.push("an unnamed dense vector");
-  } else if (vectors) {
-    const dense = (vectors as Record<string, { size?: number; distance?: string } | undefined>)[
-      DENSE_VECTOR
-    ];
-    if (dense) {
-      dims = typeof dense.size === "number" ? dense.size : null;
-      if (dense.distance !== "Cosine")
-        problems.push(`dense vector distance ${dense.distance}, not Cosine`);
-    }
   }
-  return { dims, problems };
+  if (vectors && typeof vectors.size === "number") {
+    return { dims: null, problems: [...problems, "an unnamed dense vector"] };
+  }
+  const dense = (vectors as Record<string, Schemas["VectorParams"] | undefined> | undefined)?.[
+    DENSE_VECTOR
+  ];
+  if (dense && dense.distance !== "Cosine") {
+    problems.push(`dense vector distance ${dense.distance}, not Cosine`);
+  }
+  return { dims: typeof dense?.size === "number" ? dense.size : null, problems };
 }
 
 /**
