@@ -1,7 +1,9 @@
 import {
+  batches,
   type CheckedBatch,
   EngramError,
   type FileRecord,
+  newerLayoutError,
   type SearchFilter,
   type Source,
   type StoreCapabilities,
@@ -309,23 +311,20 @@ export class LanceDbDriver implements StoreDriver {
   async #layout(meta: Table): Promise<number> {
     const found = await readMeta(meta, SCHEMA_META_KEY);
     const version = Number(found ?? 0);
-    if (!(Number.isInteger(version) && version <= SCHEMA_VERSION)) {
-      throw new EngramError(
-        "STORE_FAILED",
-        `The index at ${this.location.uri} has layout version ${found}, which this @engram/store-lancedb (version ${SCHEMA_VERSION}) does not understand.`,
-        { hint: `Upgrade engram, or: ${rebuildHint(this.location)}` },
-      );
-    }
-    return version;
+    if (Number.isInteger(version) && version <= SCHEMA_VERSION) return version;
+    throw newerLayoutError({
+      store: `index at ${this.location.uri}`,
+      found: found ?? "",
+      reader: `@engram/store-lancedb (version ${SCHEMA_VERSION})`,
+      instead: rebuildHint(this.location),
+    });
   }
 
   /** Replace every chunk of `paths` with `rows` in one commit (or delete them, with no rows). */
   async #writeChunks(open: Open, paths: readonly string[], rows: ChunkRow[]): Promise<void> {
     if (rows.length === 0) {
-      for (let i = 0; i < paths.length; i += PATHS_PER_STATEMENT) {
-        const { numDeletedRows } = await open.chunks.delete(
-          isIn("path", paths.slice(i, i + PATHS_PER_STATEMENT)),
-        );
+      for (const some of batches(paths, PATHS_PER_STATEMENT)) {
+        const { numDeletedRows } = await open.chunks.delete(isIn("path", some));
         this.#maintenance.noteCommit("chunks", numDeletedRows);
       }
       return;
@@ -352,11 +351,9 @@ export class LanceDbDriver implements StoreDriver {
   async #writeFiles(open: Open, batch: CheckedBatch): Promise<void> {
     const state = new Map<string, FileRecord>();
     const touched = [...new Set(batch.touches.map((file) => file.path))];
-    for (let i = 0; i < touched.length; i += PATHS_PER_STATEMENT) {
-      const where = isIn("path", touched.slice(i, i + PATHS_PER_STATEMENT));
-      for (const row of (await open.files.query().where(where).toArray()) as FileRow[]) {
-        state.set(row.path, toFileRecord(row));
-      }
+    for (const some of batches(touched, PATHS_PER_STATEMENT)) {
+      const rows = (await open.files.query().where(isIn("path", some)).toArray()) as FileRow[];
+      for (const row of rows) state.set(row.path, toFileRecord(row));
     }
     for (const path of batch.deleted) state.delete(path);
     for (const { file } of batch.upserts) state.set(file.path, file);
@@ -366,8 +363,8 @@ export class LanceDbDriver implements StoreDriver {
     }
     const gone = batch.deleted.filter((path) => !state.has(path));
     if (state.size === 0) {
-      for (let i = 0; i < gone.length; i += PATHS_PER_STATEMENT) {
-        await open.files.delete(isIn("path", gone.slice(i, i + PATHS_PER_STATEMENT)));
+      for (const some of batches(gone, PATHS_PER_STATEMENT)) {
+        await open.files.delete(isIn("path", some));
         this.#maintenance.noteCommit("files");
       }
       return;

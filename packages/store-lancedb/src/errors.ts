@@ -1,4 +1,9 @@
-import { EngramError, isEngramError } from "@engram/core/driver";
+import {
+  type EngramError,
+  errorSummary,
+  isEngramError,
+  storeFailedError,
+} from "@engram/core/driver";
 import type { Location } from "./location.js";
 
 /** The fix for a damaged or unreadable index: it is a cache of the Markdown files. */
@@ -16,10 +21,7 @@ export function toEngramError(error: unknown, location: Location, action: string
   if (isEngramError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   const fail = (problem: string, hint: string) =>
-    new EngramError("STORE_FAILED", `Could not ${action}: ${problem} (${location.uri}).`, {
-      hint,
-      cause: error,
-    });
+    storeFailedError({ action, problem, where: location.uri, hint, cause: error });
   if (/permission denied|access denied|forbidden|read-only file system/i.test(message)) {
     return fail(
       "access was denied",
@@ -36,11 +38,11 @@ export function toEngramError(error: unknown, location: Location, action: string
     /connect|dns|timed? ?out|network|credential|token|region|endpoint/i.test(message)
   ) {
     return fail(
-      `the object store did not answer as expected: ${firstLine(message)}`,
+      `the object store did not answer as expected: ${errorSummary(error)}`,
       "Check the URI, the network, and the credentials, region and endpoint in storageOptions.",
     );
   }
-  return fail(firstLine(message), rebuildHint(location));
+  return fail(errorSummary(error), rebuildHint(location));
 }
 
 /**
@@ -51,9 +53,4 @@ export function toEngramError(error: unknown, location: Location, action: string
 export function isMissingFile(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
   return /\bNot found: |\bNotFound\b|No such file or directory/.test(message);
-}
-
-function firstLine(message: string): string {
-  const line = message.split("\n", 1)[0] ?? message;
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

@@ -1,6 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
 import {
-  checkStoreOptions,
   defineStore,
   type KeyValueStore,
   type MemoryStore,
@@ -9,6 +8,7 @@ import {
 import { LanceDbDriver } from "./driver.js";
 import { type Location, parseLocation } from "./location.js";
 import {
+  checkFactoryOptions,
   DEFAULT_FOLDER_NAME,
   type LanceDbStoreFactoryOptions,
   type LanceDbStoreOptions,
@@ -50,14 +50,7 @@ export function createLanceDbStore(options: LanceDbStoreOptions): LanceDbStore {
  * scheme (`s3://…`, `gs://…`, `az://…`, `memory://…`) passes through unchanged.
  */
 export function lancedbStore(options: LanceDbStoreFactoryOptions = {}): StoreFactory {
-  checkStoreOptions("lancedb", options, [
-    "uri",
-    "storageOptions",
-    "readConsistencySeconds",
-    "vectorIndexMinRows",
-    "fulltextStaleFraction",
-    "versionRetentionMs",
-  ] satisfies ReadonlyArray<keyof LanceDbStoreFactoryOptions>);
+  checkFactoryOptions(options);
   return ({ workspace, indexDir }) => {
     const { uri: configured, ...rest } = options;
     return createLanceDbStore({ ...rest, uri: resolveUri(configured, workspace, indexDir) });

@@ -1,4 +1,5 @@
-import { EngramError } from "@engram/core/driver";
+import { parseStoreOptions } from "@engram/core/driver";
+import * as v from "valibot";
 import { parseLocation } from "./location.js";
 
 /** Options of {@link createLanceDbStore}. */
@@ -81,6 +82,35 @@ export const DEFAULT_VERSION_RETENTION_MS = 0;
 /** Default {@link LanceDbStoreOptions.readConsistencySeconds} for object storage. */
 const REMOTE_READ_CONSISTENCY_SECONDS = 5;
 
+// The options' checks, declared once (core's `parseStoreOptions` turns the first complaint into
+// `CONFIG_INVALID`); each message completes "it must be …".
+const atLeast = (min: number, orInfinity = false) => {
+  const expected = `a number ≥ ${min}${orInfinity ? " (or Infinity)" : ""}`;
+  const ok = (n: number) => n >= min && (orInfinity || Number.isFinite(n));
+  return v.optional(v.pipe(v.number(expected), v.check(ok, expected)));
+};
+const URI = "a folder path or a URI such as s3://bucket/prefix";
+const entries = {
+  uri: v.pipe(
+    v.string(URI),
+    v.check((uri) => uri.trim() !== "", URI),
+  ),
+  storageOptions: v.optional(
+    v.record(v.string(), v.string("a string (LanceDB takes every setting as text)")),
+    {},
+  ),
+  readConsistencySeconds: atLeast(0),
+  vectorIndexMinRows: atLeast(1, true),
+  fulltextStaleFraction: atLeast(0),
+  versionRetentionMs: atLeast(0),
+};
+const strict = <E extends v.ObjectEntries>(shape: E) =>
+  v.strictObject(shape, (issue) =>
+    issue.expected === "never" ? "left out: the LanceDB store has no such option" : "an object",
+  );
+const storeOptions = strict(entries) satisfies v.GenericSchema<LanceDbStoreOptions, unknown>;
+const factoryOptions = strict({ ...entries, uri: v.optional(entries.uri) });
+
 /** {@link LanceDbStoreOptions} with every default applied. */
 export interface ResolvedOptions {
   uri: string;
@@ -97,69 +127,23 @@ export interface ResolvedOptions {
  * @throws EngramError `CONFIG_INVALID` naming the option and the values it takes.
  */
 export function resolveOptions(options: LanceDbStoreOptions): ResolvedOptions {
-  const { uri } = options;
-  if (typeof uri !== "string" || uri.trim() === "") {
-    throw invalid("uri", uri, "a folder path or a URI such as s3://bucket/prefix");
-  }
-  const storageOptions = options.storageOptions ?? {};
-  for (const [key, value] of Object.entries(storageOptions)) {
-    if (typeof value !== "string") {
-      throw invalid(
-        `storageOptions.${key}`,
-        value,
-        "a string (LanceDB takes every setting as text)",
-      );
-    }
-  }
-  const remote = parseLocation(uri).kind === "remote";
-  const readConsistencySeconds = number(
-    "readConsistencySeconds",
-    options.readConsistencySeconds,
-    remote ? REMOTE_READ_CONSISTENCY_SECONDS : 0,
-    { min: 0 },
-  );
+  const checked = parseStoreOptions("lancedb", storeOptions, options);
+  const remote = parseLocation(checked.uri).kind === "remote";
+  const readConsistencySeconds =
+    checked.readConsistencySeconds ?? (remote ? REMOTE_READ_CONSISTENCY_SECONDS : 0);
   return {
-    uri,
-    storageOptions,
+    ...checked,
     readConsistencySeconds,
-    vectorIndexMinRows:
-      options.vectorIndexMinRows === undefined
-        ? undefined
-        : number("vectorIndexMinRows", options.vectorIndexMinRows, 0, { min: 1, infinite: true }),
-    fulltextStaleFraction: number(
-      "fulltextStaleFraction",
-      options.fulltextStaleFraction,
-      DEFAULT_FULLTEXT_STALE_FRACTION,
-      { min: 0 },
-    ),
-    versionRetentionMs: number(
-      "versionRetentionMs",
-      options.versionRetentionMs,
-      // A reader may use a snapshot this old: keep what it reads until it looks again.
+    vectorIndexMinRows: checked.vectorIndexMinRows,
+    fulltextStaleFraction: checked.fulltextStaleFraction ?? DEFAULT_FULLTEXT_STALE_FRACTION,
+    // A reader may use a snapshot this old: keep what it reads until it looks again.
+    versionRetentionMs:
+      checked.versionRetentionMs ??
       Math.max(DEFAULT_VERSION_RETENTION_MS, readConsistencySeconds * 1000),
-      { min: 0 },
-    ),
   };
 }
 
-function number(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  rules: { min: number; infinite?: boolean },
-): number {
-  if (value === undefined) return fallback;
-  const finiteOk = Number.isFinite(value) || (rules.infinite === true && value === Infinity);
-  if (typeof value !== "number" || !finiteOk || value < rules.min) {
-    throw invalid(name, value, `a number ≥ ${rules.min}${rules.infinite ? " (or Infinity)" : ""}`);
-  }
-  return value;
-}
-
-function invalid(name: string, value: unknown, expected: string): EngramError {
-  return new EngramError(
-    "CONFIG_INVALID",
-    `LanceDB store option ${name} is ${JSON.stringify(value) ?? String(value)}; it must be ${expected}.`,
-    { hint: `Fix ${name} where the store is created (lancedbStore({ … }) or createLanceDbStore).` },
-  );
+/** Check the factory's options up front. @throws EngramError `CONFIG_INVALID`. */
+export function checkFactoryOptions(options: LanceDbStoreFactoryOptions): void {
+  parseStoreOptions("lancedb", factoryOptions, options);
 }

@@ -52,6 +52,12 @@ describe("lancedbStore (the factory core uses)", () => {
     expect(stats.bytes).toBeGreaterThan(1000);
   });
 
+  it("refuses an option it does not know when the factory is made", () => {
+    expect(() => lancedbStore({ vectorIndexMinRow: 5 } as never)).toThrow(
+      /lancedb store option vectorIndexMinRow is 5; it must be left out/,
+    );
+  });
+
   it("resolves a relative folder against the workspace", async () => {
     const context = await workspace();
     const store = await openWith(lancedbStore({ uri: "data/memory-db" }), context);

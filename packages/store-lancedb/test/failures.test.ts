@@ -4,7 +4,7 @@ import { type EngramError, isEngramError } from "@engram/core/driver";
 import { connect } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { createLanceDbStore, SCHEMA_VERSION } from "../src/index.js";
+import { createLanceDbStore, type LanceDbStoreOptions, SCHEMA_VERSION } from "../src/index.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -26,11 +26,15 @@ describe("options are checked when the store is created", () => {
     [{ uri: "x", readConsistencySeconds: Number.NaN }, /readConsistencySeconds/],
     [{ uri: "x", versionRetentionMs: Infinity }, /versionRetentionMs/],
     [{ uri: "x", storageOptions: { timeout: 30 as unknown as string } }, /storageOptions.timeout/],
+    [
+      { uri: "x", vectorIndexMinRow: 5 } as LanceDbStoreOptions,
+      /vectorIndexMinRow .*no such option/,
+    ],
   ])("%j", async (options, name) => {
     const error = await failure(() => createLanceDbStore(options));
     expect(error.code).toBe("CONFIG_INVALID");
     expect(error.message).toMatch(name);
-    expect(error.hint).toMatch(/lancedbStore/);
+    expect(error.hint).toMatch(/store\.options/);
   });
 });
 
