@@ -56,7 +56,12 @@ export const CONFORMANCE_SCHEMA: JsonSchema = {
 
 const STRUCTURED: GenerateRequest = {
   system: "Decide whether the note is worth keeping in long-term memory. Answer as JSON.",
-  messages: [{ role: "user", content: "memory/2026-03-01.md:3 用户偏好深色模式 (the user prefers dark mode)" }],
+  messages: [
+    {
+      role: "user",
+      content: "memory/2026-03-01.md:3 用户偏好深色模式 (the user prefers dark mode)",
+    },
+  ],
   schema: CONFORMANCE_SCHEMA,
   schemaName: "verdict",
   maxTokens: 200,
@@ -130,7 +135,9 @@ export const languageModelChecks = {
   async structured({ model }: LanguageModelConformanceSubject): Promise<void> {
     const result = await model.generate(STRUCTURED);
     expect(result.value, "value").toBeDefined();
-    expect(result.value, "value is the text, parsed").toEqual(parseJsonAnswer(result.text, model.id));
+    expect(result.value, "value is the text, parsed").toEqual(
+      parseJsonAnswer(result.text, model.id),
+    );
     assertMatchesSchema(result.value, CONFORMANCE_SCHEMA, model.id, "verdict");
     expectText(result.finishReason, "finishReason");
     expectText(result.model, "the answering model");

@@ -58,13 +58,16 @@ export const FAILURE_KINDS: Readonly<Record<string, ProviderFailure>> = {
   schema_violation: "bad_response",
 };
 
-/** Texts every kit sends: English, Chinese, emoji, and a long one (≈ 1,000 tokens). */
+/**
+ * Texts every kit sends: English, Chinese, emoji, and a long one (≈ 500 tokens: longer than a
+ * default chunk, and than the context of small local models, which must cut or window it).
+ */
 export const SAMPLE_TEXTS = {
   english: "Deploys run on GitHub Actions; the rollback plan is in ops/rollback.md.",
   chinese: "用户偏好深色模式，回滚计划在 ops 目录里。",
   emoji: "🚀 shipped the release 🎉 — all checks ✅",
   long: Array.from(
-    { length: 40 },
+    { length: 20 },
     (_, i) =>
       `Note ${i + 1}: the nightly sync re-indexed the workspace, and the agent kept its memory in Markdown files.`,
   ).join(" "),
@@ -126,9 +129,7 @@ export function expectText(value: unknown, what: string): void {
 /** Assert a positive integer, or undefined when `optional`. */
 export function expectCount(value: unknown, what: string, optional = false): void {
   if (optional && value === undefined) return;
-  expect(Number.isInteger(value) && (value as number) > 0, `${what} = ${String(value)}`).toBe(
-    true,
-  );
+  expect(Number.isInteger(value) && (value as number) > 0, `${what} = ${String(value)}`).toBe(true);
 }
 
 /**
