@@ -1,19 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Embedder } from "../embedding/embedder.js";
 import {
   cosine,
+  describeHookedChecks,
   expectAbortedBeforeSending,
   expectAbortInFlight,
   expectCount,
   expectInjectedFailure,
   expectSafeEndpoint,
   expectText,
-  FAILURE_KINDS,
   type InjectedFailure,
   type ProviderTestHooks,
   rejectsWithReason,
   requireHook,
   SAMPLE_TEXTS,
+  useSubject,
 } from "./provider-conformance.js";
 
 /** A failure an embedder's test backend can inject: the shared ones, and a NaN in a vector. */
@@ -251,18 +252,7 @@ export function describeEmbedderConformance(
   options: EmbedderConformanceOptions = {},
 ): void {
   describe(`Embedder conformance: ${name}`, () => {
-    let subject: EmbedderConformanceSubject | undefined;
-    beforeAll(async () => {
-      subject = await setup();
-    });
-    afterAll(async () => {
-      await subject?.embedder.close?.();
-      await subject?.close?.();
-    });
-    const s = (): EmbedderConformanceSubject => {
-      if (!subject) throw new Error(`the ${name} setup did not finish`);
-      return subject;
-    };
+    const s = useSubject(name, setup, (subject) => subject.embedder);
     const checks = embedderChecks;
 
     it("identity: id, model, dims and limits; an endpoint without secrets", () =>
@@ -277,23 +267,13 @@ export function describeEmbedderConformance(
     it("an empty batch is [] and sends no request", () => checks.emptyBatch(s()));
     it("an aborted signal rejects with its reason before any request", () =>
       checks.abortedBeforeSending(s()));
-    it("aborting while the answer is pending rejects with the signal's reason", async (context) => {
-      requireHook(context, s().failNext?.slow && s().requests, `${name} gives no slow backend`);
-      await checks.abortedInFlight(s());
-    });
-    for (const failure of FAILURES) {
-      it(`${failure} → EMBEDDING_${FAILURE_KINDS[failure]?.toUpperCase()}, one request, then recovers`, async (context) => {
-        requireHook(context, s().failNext?.[failure], `${name} cannot inject ${failure}`);
-        await checks.failure(s(), failure);
-      });
-    }
-    it("a slow answer → EMBEDDING_TIMEOUT from the provider's own timeout", async (context) => {
-      requireHook(
-        context,
-        s().failNext?.slow && s().shortTimeout,
-        `${name} gives no slow backend or no provider with a short timeout`,
-      );
-      await checks.timeout(s());
+    describeHookedChecks(name, s, {
+      codePrefix: "EMBEDDING_",
+      failures: FAILURES,
+      abortRejection: "the signal's reason",
+      abortedInFlight: checks.abortedInFlight,
+      failure: checks.failure,
+      timeout: checks.timeout,
     });
     it("semantic: related texts are closer than unrelated ones (English, Chinese)", async (context) => {
       requireHook(context, options.semantic, `${name} is not a real model (semantic: false)`);

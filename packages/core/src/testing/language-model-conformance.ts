@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../agent/tools-definitions.js";
 import type { GenerateRequest, LanguageModel } from "../model/language-model.js";
 import { ResilientLanguageModel } from "../model/resilient.js";
 import { assertMatchesSchema, parseJsonAnswer } from "../model/structured-output.js";
 import {
+  describeHookedChecks,
   expectAbortedBeforeSending,
   expectAbortInFlight,
   expectCount,
@@ -11,13 +12,12 @@ import {
   expectProviderFailure,
   expectSafeEndpoint,
   expectText,
-  FAILURE_KINDS,
   type InjectedFailure,
   type ProviderTestHooks,
   rejectionOf,
   rejectsWithReason,
-  requireHook,
   SAMPLE_TEXTS,
+  useSubject,
 } from "./provider-conformance.js";
 
 /**
@@ -258,18 +258,7 @@ export function describeLanguageModelConformance(
   setup: () => Promise<LanguageModelConformanceSubject>,
 ): void {
   describe(`LanguageModel conformance: ${name}`, () => {
-    let subject: LanguageModelConformanceSubject | undefined;
-    beforeAll(async () => {
-      subject = await setup();
-    });
-    afterAll(async () => {
-      await subject?.model.close?.();
-      await subject?.close?.();
-    });
-    const s = (): LanguageModelConformanceSubject => {
-      if (!subject) throw new Error(`the ${name} setup did not finish`);
-      return subject;
-    };
+    const s = useSubject(name, setup, (subject) => subject.model);
     const checks = languageModelChecks;
 
     it("identity: id, model, contextTokens; an endpoint without secrets", () =>
@@ -283,23 +272,13 @@ export function describeLanguageModelConformance(
       checks.cutOffStructured(s()));
     it("an aborted signal rejects with its reason before any request", () =>
       checks.abortedBeforeSending(s()));
-    it("aborting while the answer is pending rejects with the signal's reason", async (context) => {
-      requireHook(context, s().failNext?.slow && s().requests, `${name} gives no slow backend`);
-      await checks.abortedInFlight(s());
-    });
-    for (const failure of FAILURES) {
-      it(`${failure} → MODEL_${FAILURE_KINDS[failure]?.toUpperCase()}, one request, then recovers`, async (context) => {
-        requireHook(context, s().failNext?.[failure], `${name} cannot inject ${failure}`);
-        await checks.failure(s(), failure);
-      });
-    }
-    it("a slow answer → MODEL_TIMEOUT from the provider's own timeout", async (context) => {
-      requireHook(
-        context,
-        s().failNext?.slow && s().shortTimeout,
-        `${name} gives no slow backend or no provider with a short timeout`,
-      );
-      await checks.timeout(s());
+    describeHookedChecks(name, s, {
+      codePrefix: "MODEL_",
+      failures: FAILURES,
+      abortRejection: "the signal's reason",
+      abortedInFlight: checks.abortedInFlight,
+      failure: checks.failure,
+      timeout: checks.timeout,
     });
   });
 }

@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { expect, type TestContext } from "vitest";
+import { afterAll, beforeAll, expect, it, type TestContext } from "vitest";
 import {
   isRetryableFailure,
   type ProviderFailure,
@@ -246,4 +246,73 @@ export async function expectAbortInFlight(
   await untilRequested(requests, before);
   controller.abort(reason);
   expectation(await pending, reason);
+}
+
+/**
+ * Run the kit's `setup` once before its tests and close what it made after them (the provider
+ * `provider(subject)` names, then the backend); returns the subject's getter for the tests.
+ */
+export function useSubject<S extends ProviderTestHooks<string>>(
+  name: string,
+  setup: () => Promise<S>,
+  provider: (subject: S) => { close?(): Promise<void> },
+): () => S {
+  let subject: S | undefined;
+  beforeAll(async () => {
+    subject = await setup();
+  });
+  afterAll(async () => {
+    if (subject) await provider(subject).close?.();
+    await subject?.close?.();
+  });
+  return () => {
+    if (!subject) throw new Error(`the ${name} setup did not finish`);
+    return subject;
+  };
+}
+
+/** The checks a kit runs through its backend's hooks (see {@link describeHookedChecks}). */
+export interface HookedChecks<Failure extends string, Subject> {
+  /** How the test names show an error code: `EMBEDDING_`, `MODEL_`, or "" for a kind only. */
+  codePrefix: string;
+  /** The failures besides `slow`, in the order tested. */
+  failures: readonly Failure[];
+  /** What the in-flight abort must reject with, for the test's name. */
+  abortRejection: string;
+  abortedInFlight(subject: Subject): Promise<void>;
+  failure(subject: Subject, failure: Failure): Promise<void>;
+  timeout(subject: Subject): Promise<void>;
+}
+
+/**
+ * Register the tests every kit runs through the backend's hooks: an abort while the answer is
+ * pending, each injected failure, and a slow answer against the provider's own timeout. A test
+ * whose hook the setup does not give is skipped with the reason shown.
+ */
+export function describeHookedChecks<
+  Failure extends string,
+  Subject extends ProviderTestHooks<Failure | "slow"> & { shortTimeout?: unknown },
+>(name: string, subject: () => Subject, checks: HookedChecks<Failure, Subject>): void {
+  const label = (kind: string | undefined) =>
+    checks.codePrefix ? `${checks.codePrefix}${kind?.toUpperCase()}` : String(kind);
+  it(`aborting while the answer is pending rejects with ${checks.abortRejection}`, async (context) => {
+    const s = subject();
+    requireHook(context, s.failNext?.slow && s.requests, `${name} gives no slow backend`);
+    await checks.abortedInFlight(s);
+  });
+  for (const failure of checks.failures) {
+    it(`${failure} → ${label(FAILURE_KINDS[failure])}, one request, then recovers`, async (context) => {
+      requireHook(context, subject().failNext?.[failure], `${name} cannot inject ${failure}`);
+      await checks.failure(subject(), failure);
+    });
+  }
+  it(`a slow answer → ${label("timeout")} from the provider's own timeout`, async (context) => {
+    const s = subject();
+    requireHook(
+      context,
+      s.failNext?.slow && s.shortTimeout,
+      `${name} gives no slow backend or no provider with a short timeout`,
+    );
+    await checks.timeout(s);
+  });
 }

@@ -1,20 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { providerFailureOf } from "../embedding/errors.js";
 import type { Reranker } from "../model/reranker.js";
 import {
   type AbortExpectation,
   describeError,
+  describeHookedChecks,
   expectAbortedBeforeSending,
   expectAbortInFlight,
   expectCount,
   expectInjectedFailure,
   expectSafeEndpoint,
   expectText,
-  FAILURE_KINDS,
   type InjectedFailure,
   type ProviderTestHooks,
   requireHook,
   SAMPLE_TEXTS,
+  useSubject,
 } from "./provider-conformance.js";
 
 /** A failure a reranker's test backend can inject: the shared ones, and a score that is no number. */
@@ -242,18 +243,7 @@ export function describeRerankerConformance(
   options: RerankerConformanceOptions = {},
 ): void {
   describe(`Reranker conformance: ${name}`, () => {
-    let subject: RerankerConformanceSubject | undefined;
-    beforeAll(async () => {
-      subject = await setup();
-    });
-    afterAll(async () => {
-      await subject?.reranker.close?.();
-      await subject?.close?.();
-    });
-    const s = (): RerankerConformanceSubject => {
-      if (!subject) throw new Error(`the ${name} setup did not finish`);
-      return subject;
-    };
+    const s = useSubject(name, setup, (subject) => subject.reranker);
     const checks = rerankerChecks;
 
     it("identity: id, model, maxDocuments; an endpoint without secrets", () =>
@@ -268,23 +258,13 @@ export function describeRerankerConformance(
       checks.deterministic(s()));
     it("no documents: [] and no request", () => checks.empty(s()));
     it("an aborted signal rejects before any request", () => checks.abortedBeforeSending(s()));
-    it("aborting while the answer is pending rejects", async (context) => {
-      requireHook(context, s().failNext?.slow && s().requests, `${name} gives no slow backend`);
-      await checks.abortedInFlight(s());
-    });
-    for (const failure of FAILURES) {
-      it(`${failure} → ${FAILURE_KINDS[failure]}, one request, then recovers`, async (context) => {
-        requireHook(context, s().failNext?.[failure], `${name} cannot inject ${failure}`);
-        await checks.failure(s(), failure);
-      });
-    }
-    it("a slow answer → timeout from the provider's own timeout", async (context) => {
-      requireHook(
-        context,
-        s().failNext?.slow && s().shortTimeout,
-        `${name} gives no slow backend or no provider with a short timeout`,
-      );
-      await checks.timeout(s());
+    describeHookedChecks(name, s, {
+      codePrefix: "",
+      failures: FAILURES,
+      abortRejection: "the signal's reason or a timeout error",
+      abortedInFlight: checks.abortedInFlight,
+      failure: checks.failure,
+      timeout: checks.timeout,
     });
     it("semantic: a relevant document scores above an irrelevant one (English, Chinese)", async (context) => {
       requireHook(context, options.semantic, `${name} is not a real model (semantic: false)`);
