@@ -203,7 +203,8 @@ export const languageModelChecks = {
         "slow",
         ["model"],
         () => model.generate(CONVERSATION),
-        () => model.generate(CONVERSATION),
+        // The main instance, whose timeout a busy machine cannot trip.
+        () => subject.model.generate(CONVERSATION),
       );
     } finally {
       await model.close?.();
