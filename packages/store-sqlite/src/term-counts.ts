@@ -1,4 +1,3 @@
-import { resized } from "./slot-labels.js";
 import { VarintReader, varintLength, writeVarint } from "./varint.js";
 
 /**
@@ -98,4 +97,11 @@ export class TermCountReader {
     this.count = varints.next();
     return true;
   }
+}
+
+/** A typed array of `size` elements holding the first ones of `old`. */
+function resized<T extends Uint32Array | Int32Array>(old: T, size: number): T {
+  const next = new (old.constructor as new (n: number) => T)(size);
+  next.set(old.subarray(0, Math.min(old.length, size)));
+  return next;
 }
