@@ -4,19 +4,24 @@ import {
   rankWithCommonTerms,
   type SearchFilter,
 } from "@engram/core/driver";
-import { filterConditions } from "./filters.js";
-import { BM25_WEIGHTS, countsDocument, termsDocument } from "./fts-document.js";
+import type { StatementCache } from "./connection.js";
 import {
   type ChunkRow,
   chunkColumns,
   chunkRowsByRowid,
   compareRowOrder,
+  filterConditions,
   tieOrder,
 } from "./rows.js";
 import { CHUNK_TERMS_TABLE, FTS_TABLE } from "./schema.js";
-import type { StatementCache } from "./statements.js";
-import { TermCountEncoder, TermCountReader } from "./term-counts.js";
 import { TermDictionary } from "./term-dictionary.js";
+import {
+  BM25_WEIGHTS,
+  countsDocument,
+  TermCountEncoder,
+  TermCountReader,
+  termsDocument,
+} from "./terms.js";
 
 /** A chunk row with its FTS5 `bm25()` value (negative; lower is better). */
 export type RankedRow = ChunkRow & { rank: number };

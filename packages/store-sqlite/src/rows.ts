@@ -1,5 +1,6 @@
+import type { SearchFilter } from "@engram/core/driver";
 import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core/driver";
-import type { StatementCache } from "./statements.js";
+import type { StatementCache } from "./connection.js";
 
 /** A `files` row. */
 export interface FileRow {
@@ -104,4 +105,45 @@ export function blobToVector(blob: Buffer): Float32Array {
   const out = new Float32Array(blob.byteLength / 4);
   new Uint8Array(out.buffer).set(blob);
   return out;
+}
+
+/** A piece of SQL with its positional parameters. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * `AND …` conditions restricting rows of `alias` (a table with `tier`, `source` and, unless
+ * `withPath` is false, `path` columns) to `filter`. Lists bind as one JSON parameter, so the SQL
+ * text depends only on which fields are present and prepared statements can be reused. An empty
+ * list matches nothing; an absent field does not restrict. `pathPrefix` is a plain,
+ * case-sensitive string prefix (no LIKE wildcards).
+ */
+export function filterConditions(
+  filter: SearchFilter | undefined,
+  alias: string,
+  withPath = true,
+): SqlFragment {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter?.tiers) {
+    parts.push(`AND ${alias}.tier IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(filter.tiers));
+  }
+  if (filter?.sources) {
+    parts.push(`AND ${alias}.source IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(filter.sources));
+  }
+  if (withPath && filter?.pathPrefix) {
+    // `path >= prefix` lets SQLite start at the prefix in the path index; substr decides.
+    parts.push(`AND ${alias}.path >= ? AND substr(${alias}.path, 1, length(?)) = ?`);
+    params.push(filter.pathPrefix, filter.pathPrefix, filter.pathPrefix);
+  }
+  return { sql: parts.join(" "), params };
+}
+
+/** True when the filter restricts by path prefix (which vec0 cannot do during KNN). */
+export function hasPathPrefix(filter: SearchFilter | undefined): boolean {
+  return Boolean(filter?.pathPrefix);
 }

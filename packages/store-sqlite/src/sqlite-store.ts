@@ -22,20 +22,20 @@ import {
   storeClosedError,
   storeNotInitialisedError,
 } from "@engram/core/driver";
-import { isInMemory, openConnection } from "./connection.js";
+import { isInMemory, openConnection, StatementCache } from "./connection.js";
 import {
   damageReason,
   IndexDamage,
   isDamage,
   mayReplace,
   moveAside,
+  OpenMarks,
   quickCheck,
 } from "./damage.js";
 import { toEngramError } from "./errors.js";
+import type { SqliteStoreOptions } from "./factory.js";
 import { FullTextIndex } from "./fulltext.js";
 import { SqliteKeyValue } from "./key-value.js";
-import { OpenMarks } from "./open-marks.js";
-import type { SqliteStoreOptions } from "./options.js";
 import {
   blobToVector,
   type ChunkRow,
@@ -45,7 +45,6 @@ import {
   toStoredChunk,
 } from "./rows.js";
 import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
-import { StatementCache } from "./statements.js";
 import { VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;

@@ -1,8 +1,14 @@
 import type { Filterable, SearchFilter } from "@engram/core/driver";
-import { filterConditions, hasPathPrefix } from "./filters.js";
-import { type ChunkRow, chunkColumns, tieOrder, vectorToBlob } from "./rows.js";
+import type { StatementCache } from "./connection.js";
+import {
+  type ChunkRow,
+  chunkColumns,
+  filterConditions,
+  hasPathPrefix,
+  tieOrder,
+  vectorToBlob,
+} from "./rows.js";
 import { PLAIN_VECTORS_TABLE, VEC_TABLE } from "./schema.js";
-import type { StatementCache } from "./statements.js";
 
 /** sqlite-vec refuses KNN queries with a larger `k`. */
 export const MAX_KNN_K = 4096;

@@ -3,10 +3,10 @@ import { EmbeddingCache, isEngramError } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
+import { StatementCache } from "../src/connection.js";
 import { SCHEMA_VERSION } from "../src/index.js";
 import { MIGRATIONS, migrate, schemaVersion } from "../src/schema.js";
-import { StatementCache } from "../src/statements.js";
-import { encodeTermCounts, TermCountReader } from "../src/term-counts.js";
+import { encodeTermCounts, TermCountReader } from "../src/terms.js";
 import { answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
