@@ -147,3 +147,14 @@ export function filterConditions(
 export function hasPathPrefix(filter: SearchFilter | undefined): boolean {
   return Boolean(filter?.pathPrefix);
 }
+
+/** `vector` scaled to unit length (float32), or undefined for a zero or non-finite vector. */
+export function unitVector(vector: Float32Array): Float32Array | undefined {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) * (vector[i] as number);
+  norm = Math.sqrt(norm);
+  if (!(norm > 0 && Number.isFinite(norm))) return undefined;
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) / norm;
+  return out;
+}

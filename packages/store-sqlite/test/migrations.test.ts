@@ -306,6 +306,70 @@ describe("schema migrations (PRAGMA user_version)", () => {
     after.close();
   });
 
+  it("upgrading a version-7 index rebuilds vec0 with unit vectors: the same hits and scores", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    const vectors = [
+      [3, 4],
+      [0, 2],
+      [0, 0],
+      [-1, 0.5],
+      [0.6, 0.8],
+    ];
+    const db = new Database(path);
+    try {
+      sqliteVec.load(db);
+      db.pragma("journal_mode = WAL");
+      migrate(db, path, 7);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('store-sqlite.dims', '2')").run();
+      db.exec(
+        "CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[2] distance_metric=cosine, tier text, source text)",
+      );
+      vectors.forEach((vector, i) => {
+        const { lastInsertRowid: rowid } = db
+          .prepare(
+            `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
+             VALUES (?, 'a.md', 'memory', 'long', ?, ?, '[]', 'text', 'h')`,
+          )
+          .run(`c${i}`, i + 1, i + 1);
+        const blob = Buffer.from(Float32Array.from(vector).buffer);
+        db.prepare(
+          "INSERT INTO chunks_vec (rowid, embedding, tier, source) VALUES (?, ?, 'long', 'memory')",
+        ).run(BigInt(rowid), blob);
+        db.prepare("INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)").run(rowid, blob);
+      });
+    } finally {
+      db.close();
+    }
+    const store = await temp.open({ path });
+    const fresh = await temp.open({ path: ":memory:" });
+    await fresh.reset({ dims: 2 });
+    await fresh.write({
+      upserts: [
+        upsert(
+          "a.md",
+          vectors.map((vector, i) => [i + 1, ["t"], vector] as [number, string[], number[]]),
+        ),
+      ],
+    });
+    for (const query of [
+      [1, 1],
+      [0, -1],
+      [-2, 1],
+    ]) {
+      const vector = Float32Array.from(query);
+      const hits = await store.searchVector(vector, 5);
+      expect(hits.map((hit) => hit.chunk.startLine)).toEqual(
+        (await fresh.searchVector(vector, 5)).map((hit) => hit.chunk.startLine),
+      );
+      expect(hits).toHaveLength(4); // the zero vector has no cosine
+    }
+    expect((await store.searchVector(Float32Array.from([0.6, 0.8]), 1))[0]?.score).toBeCloseTo(
+      1,
+      6,
+    );
+    expect((await store.stats()).vectors).toBe(5);
+  });
+
   it("opening an up-to-date database again runs no migration", async () => {
     const path = join(await temp.dir(), "index.sqlite");
     const first = await temp.open({ path });
