@@ -217,8 +217,8 @@ class MemoryIndexFront implements MemoryIndexedStore {
     if (copy?.generation === generation) return copy.index;
     this.#copy = undefined;
     if (this.#loading || performance.now() < this.#retryAt) return undefined;
-    const { chunks } = await this.#store.stats();
-    const load = this.#load(generation);
+    const { chunks, vectors } = await this.#store.stats();
+    const load = this.#load(generation, vectors);
     if (chunks > (this.#options.backgroundAbove ?? DEFAULT_BACKGROUND_ABOVE)) return undefined;
     await load;
     const loaded = this.#copy as Copy | undefined;
@@ -226,9 +226,10 @@ class MemoryIndexFront implements MemoryIndexedStore {
   }
 
   /** Load the copy at `generation`; kept only if no write changed the store meanwhile. */
-  #load(generation: number): Promise<void> {
+  #load(generation: number, vectors: number): Promise<void> {
     const store = this.#store;
     const index = new InMemoryIndex({
+      expectedVectors: vectors,
       exactVectors: async (ids) =>
         (await (
           store.getVectors as (ids: readonly string[]) => Promise<Map<string, Float32Array>>
