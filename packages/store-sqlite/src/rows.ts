@@ -149,7 +149,7 @@ export function hasPathPrefix(filter: SearchFilter | undefined): boolean {
 }
 
 /** `vector` scaled to unit length (float32), or undefined for a zero or non-finite vector. */
-export function unitVector(vector: Float32Array): Float32Array | undefined {
+export function toUnitLength(vector: Float32Array): Float32Array | undefined {
   let norm = 0;
   for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) * (vector[i] as number);
   norm = Math.sqrt(norm);

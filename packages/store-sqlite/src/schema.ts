@@ -3,7 +3,7 @@ import type { Database } from "better-sqlite3";
 import { rebuildHint } from "./errors.js";
 import { inPages, rebuildFullText } from "./fulltext-upgrade.js";
 import { KEY_VALUE_TABLE } from "./key-value.js";
-import { blobToVector, unitVector, vectorToBlob } from "./rows.js";
+import { blobToVector, toUnitLength, vectorToBlob } from "./rows.js";
 
 /**
  * One step of the schema history: migration `i` moves a database from `user_version` i to i + 1.
@@ -156,7 +156,7 @@ export const MIGRATIONS: readonly Migration[] = [
        JOIN chunks AS c ON c.rowid = v.rowid WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?`,
     );
     for (const [rowid, blob, tier, source] of inPages<[number, Buffer, string, string]>(rows)) {
-      const unit = unitVector(blobToVector(blob));
+      const unit = toUnitLength(blobToVector(blob));
       if (unit) insert.run(BigInt(rowid), vectorToBlob(unit), tier, source);
     }
   },

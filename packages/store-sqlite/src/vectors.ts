@@ -7,7 +7,7 @@ import {
   filterConditions,
   hasPathPrefix,
   tieOrder,
-  unitVector,
+  toUnitLength,
   vectorToBlob,
 } from "./rows.js";
 import { PLAIN_VECTORS_TABLE, VEC_TABLE, vecColumns } from "./schema.js";
@@ -49,7 +49,7 @@ export class VectorIndex {
 
   /** Add the vector of the chunk row `rowid` (with the chunk's path, tier and source). */
   insert(rowid: number | bigint, vector: Float32Array, chunk: Filterable): void {
-    const unit = unitVector(vector);
+    const unit = toUnitLength(vector);
     if (unit) {
       this.statement(
         `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
@@ -88,7 +88,7 @@ export class VectorIndex {
    */
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
     if (k > MAX_KNN_K || hasPathPrefix(filter)) return this.scan(query, k, filter);
-    const unit = unitVector(query);
+    const unit = toUnitLength(query);
     if (!unit) return []; // a zero query has no cosine similarity
     // Each query scans every vector whatever `fetch` is: ask for enough rows at once that the last
     // is nearly always farther than the k-th by the slack (k + 1 left ~1 query in 2 to repeat).
