@@ -1,7 +1,7 @@
 import { EngramError } from "../errors.js";
-import { charClass, SEPARATOR } from "./char-class.js";
-import { createEnglishNormalizer } from "./english.js";
-import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, scriptClass } from "./script.js";
+import { charClass, forEachTermRun } from "./char-class.js";
+import { createEnglishNormalizer, isAsciiWord, stemPrefix } from "./english.js";
+import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, SPACED, scriptClass } from "./script.js";
 
 /**
  * The full-text analyzer: turns a document or a query into terms. Every store driver indexes and
@@ -26,6 +26,13 @@ export interface Analyzer {
    * built-in analyzer leaves out Chinese question words here (see {@link QUESTION_WORDS}).
    */
   queryTerms?(text: string): string[];
+  /**
+   * A function giving the terms of a text that are among `wanted`, in order, repeats kept: exactly
+   * `terms(text).filter((t) => wanted.has(t))`, which the searcher needs for every line of its
+   * results (snippets). Optional: an analyzer that can skip work for the terms nobody wants (the
+   * built-in one skips texts and stems that cannot hold them) offers it.
+   */
+  termsAmong?(wanted: ReadonlySet<string>): (text: string) => string[];
 }
 
 /**
@@ -120,7 +127,13 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   let southeastAsian: Intl.Segmenter | undefined;
   const cjkWords = mode === "words" ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
 
-  const emit = (cls: ScriptClass, part: string, out: string[], query: boolean): void => {
+  const emit = (
+    cls: ScriptClass,
+    part: string,
+    out: string[],
+    query: boolean,
+    mayStem: ((word: string) => boolean) | undefined,
+  ): void => {
     if (cls === CJK) {
       const pieces = query ? withoutQuestionWords(part) : [part];
       for (const piece of pieces) {
@@ -131,38 +144,43 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       southeastAsian ??= new Intl.Segmenter("th", { granularity: "word" });
       pushSegmentedWords(part, southeastAsian, out);
     } else {
-      word(part, out);
+      word(part, out, mayStem);
     }
   };
 
-  const analyse = (text: string, query: boolean): string[] => {
+  /** Terms of `s`, already NFKC-normalised and lower-cased (see `emit` for `mayStem`). */
+  const scan = (s: string, query: boolean, mayStem?: (word: string) => boolean): string[] => {
     const out: string[] = [];
-    const s = text.normalize("NFKC").toLowerCase();
-    const n = s.length;
-    // One pass over the code points: runs of letters/marks/numbers, cut where the script changes.
-    let start = -1; // start of the current part, -1 between runs
-    let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
-    for (let i = 0; i < n; ) {
-      const cp = codePointAt(s, i);
-      const c = charClass(cp);
-      if (c === SEPARATOR) {
-        // A part of nothing but combining marks yields no term.
-        if (start >= 0 && cls !== INHERIT) emit(cls, s.slice(start, i), out, query);
-        start = -1;
-      } else if (start < 0) {
-        start = i;
-        cls = c;
-      } else if (c !== INHERIT && c !== cls) {
-        if (cls !== INHERIT) {
-          emit(cls, s.slice(start, i), out, query);
-          start = i;
-        }
-        cls = c;
-      }
-      i += cp > 0xffff ? 2 : 1;
-    }
-    if (start >= 0 && cls !== INHERIT) emit(cls, start === 0 ? s : s.slice(start), out, query);
+    forEachTermRun(s, (run) => {
+      // Most runs are ASCII words or numbers: one term each, no per-character work.
+      if (ASCII_RUN.test(run)) emit(SPACED, run, out, query, mayStem);
+      else splitScripts(run, (cls, part) => emit(cls, part, out, query, mayStem));
+    });
     return out;
+  };
+  const analyse = (text: string, query: boolean): string[] =>
+    scan(text.normalize("NFKC").toLowerCase(), query);
+
+  // Every term is a substring of the normalised text except a stem, which starts with its
+  // `stemPrefix`: a text holding none of these needles has none of the wanted terms, and a word
+  // starting with none of the stem prefixes cannot stem to one (it is left unstemmed, unseen).
+  const termsAmong = (wanted: ReadonlySet<string>) => {
+    const stems: string[] = [];
+    const needles: string[] = [];
+    for (const term of wanted) {
+      if (english === "porter2" && isAsciiWord(term)) {
+        stems.push(stemPrefix(term));
+        needles.push(stemPrefix(term));
+      } else {
+        needles.push(term);
+      }
+    }
+    const mayStem = (word: string) => stems.some((prefix) => word.startsWith(prefix));
+    return (text: string): string[] => {
+      const s = text.normalize("NFKC").toLowerCase();
+      if (!needles.some((needle) => s.includes(needle))) return [];
+      return scan(s, false, mayStem).filter((term) => wanted.has(term));
+    };
   };
 
   return {
@@ -173,7 +191,34 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       // A query of nothing but question words still searches for them.
       return terms.length > 0 ? terms : analyse(text, false);
     },
+    termsAmong,
   };
+}
+
+/** A run of ASCII letters and digits (lower-cased): one script, one term. */
+const ASCII_RUN = /^[a-z0-9]+$/;
+
+/**
+ * Cut a run of term characters (no separators) where the script changes, handing each part and
+ * its class to `part`. Combining marks (INHERIT) stay with the character before them; a run of
+ * nothing but combining marks yields no part.
+ */
+function splitScripts(run: string, part: (cls: ScriptClass, text: string) => void): void {
+  let start = 0;
+  let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
+  for (let i = 0; i < run.length; ) {
+    const cp = codePointAt(run, i);
+    const c = charClass(cp) as ScriptClass;
+    if (c !== INHERIT && c !== cls) {
+      if (cls !== INHERIT) {
+        part(cls, run.slice(start, i));
+        start = i;
+      }
+      cls = c;
+    }
+    i += cp > 0xffff ? 2 : 1;
+  }
+  if (cls !== INHERIT) part(cls, start === 0 ? run : run.slice(start));
 }
 
 /** The terms `analyzer` gives a search query: {@link Analyzer.queryTerms}, else its `terms`. */
