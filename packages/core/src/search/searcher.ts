@@ -237,14 +237,25 @@ export async function search(
     : relevant.slice(0, maxResults);
   // Snippets only ask which query terms each line holds (twice per line of a long chunk).
   const lineTerms = memoised(analyzer.termsAmong?.(queryTerms) ?? termsOf);
-  const lineWeights = lineTermWeights(
-    chosen.map((c) => c.chunk.text),
-    queryTerms,
-    lineTerms,
-  );
+  // Only a chunk longer than a snippet is cut, by these weights: none, no weights to compute.
+  let lineWeights: Map<string, number> | undefined;
+  const weightsFor = (text: string) =>
+    text.length > config.snippetChars
+      ? (lineWeights ??= lineTermWeights(
+          chosen.map((c) => c.chunk.text),
+          queryTerms,
+          lineTerms,
+        ))
+      : undefined;
   const degraded = degradedReason !== undefined;
   const results: SearchResult[] = chosen.map((c) => {
-    const snippet = cutSnippet(c.chunk, queryTerms, lineTerms, config.snippetChars, lineWeights);
+    const snippet = cutSnippet(
+      c.chunk,
+      queryTerms,
+      lineTerms,
+      config.snippetChars,
+      weightsFor(c.chunk.text),
+    );
     return {
       path: c.chunk.path,
       startLine: snippet.startLine,

@@ -50,16 +50,22 @@ function fillPage(page: number): void {
   pageReady[page] = 1;
 }
 
+/** The term characters of ASCII: in text that is all ASCII, runs of these are the runs. */
+const ASCII_TERM_RUN = /[A-Za-z0-9]+/g;
+const NON_ASCII = /[^\0-\x7f]/;
+
 /**
  * Calls `run` with each maximal run of term characters of `s` (what lies between separators),
- * in order: a native scan, so the analyzer spends no JavaScript on the spaces and punctuation.
+ * in order: a native scan, so the analyzer spends no JavaScript on the spaces and punctuation
+ * (and all-ASCII text, most English, never needs the Unicode classes compiled).
  */
 export function forEachTermRun(s: string, run: (text: string) => void): void {
-  TERM_RUN.lastIndex = 0;
-  for (let m = TERM_RUN.exec(s); m !== null; m = TERM_RUN.exec(s)) {
+  const runs = NON_ASCII.test(s) ? TERM_RUN : ASCII_TERM_RUN;
+  runs.lastIndex = 0;
+  for (let m = runs.exec(s); m !== null; m = runs.exec(s)) {
     const end = m.index + m[0].length;
     run(m[0]);
-    TERM_RUN.lastIndex = end;
+    runs.lastIndex = end;
   }
 }
 

@@ -123,6 +123,12 @@ describe("forEachTermRun", () => {
     expect(runs).toEqual(["deploy", "v2", "部署", "café\u0301", "x", "y"]);
   });
 
+  it("finds the same runs in all-ASCII text (its fast path)", () => {
+    const runs: string[] = [];
+    forEachTermRun("Deploy v2, now! snake_case\t#tag", (run) => runs.push(run));
+    expect(runs).toEqual(["Deploy", "v2", "now", "snake", "case", "tag"]);
+  });
+
   it("keeps its place when a new Unicode page is classified mid-walk", () => {
     const runs: string[] = [];
     forEachTermRun("ab ꀀ cd Ꭰ ef", (run) => {
