@@ -164,6 +164,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   // Every term is a substring of the normalised text except a stem, which starts with its
   // `stemPrefix`: a text holding none of these needles has none of the wanted terms, and a word
   // starting with none of the stem prefixes cannot stem to one (it is left unstemmed, unseen).
+  // In all-ASCII text, where the runs are the words, when every needle is ASCII letters and
+  // digits, only the words starting with a needle are looked at (one regex finds them).
   const termsAmong = (wanted: ReadonlySet<string>) => {
     const stems: string[] = [];
     const needles: string[] = [];
@@ -176,10 +178,21 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       }
     }
     const mayStem = (word: string) => stems.some((prefix) => word.startsWith(prefix));
+    const words =
+      needles.length > 0 && needles.every((needle) => ASCII_RUN.test(needle))
+        ? new RegExp(`(?<![a-z0-9])(?:${needles.join("|")})[a-z0-9]*`, "g")
+        : undefined;
     return (text: string): string[] => {
       const s = text.normalize("NFKC").toLowerCase();
       if (!needles.some((needle) => s.includes(needle))) return [];
-      return scan(s, false, mayStem).filter((term) => wanted.has(term));
+      let terms: string[];
+      if (words && !NON_ASCII.test(s)) {
+        terms = [];
+        for (const [word] of s.matchAll(words)) emit(SPACED, word, terms, false, mayStem);
+      } else {
+        terms = scan(s, false, mayStem);
+      }
+      return terms.filter((term) => wanted.has(term));
     };
   };
 
@@ -197,6 +210,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
 
 /** A run of ASCII letters and digits (lower-cased): one script, one term. */
 const ASCII_RUN = /^[a-z0-9]+$/;
+const NON_ASCII = /[^\0-\x7f]/;
 
 /**
  * Cut a run of term characters (no separators) where the script changes, handing each part and
