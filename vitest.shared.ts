@@ -14,6 +14,7 @@ const pkg = (name: string) =>
 export const workspaceAliases = {
   "@engram/core/testing": core("testing/index.ts"),
   "@engram/core/driver": core("driver/index.ts"),
+  "@engram/core/internal": core("internal/index.ts"),
   "@engram/core": core("index.ts"),
   "@engram/store-sqlite": pkg("store-sqlite"),
   "@engram/embed-openai": pkg("embed-openai"),

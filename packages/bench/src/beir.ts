@@ -3,13 +3,8 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  CONFIG_FILE,
-  type Embedder,
-  type EngramConfigInput,
-  type Memory,
-  queryTermsOf,
-} from "@engram/core";
+import { CONFIG_FILE, type Embedder, type EngramConfigInput, type Memory } from "@engram/core";
+import { queryTermsOf } from "@engram/core/internal";
 import { readBeir, subsetBeir } from "./beir-data.js";
 import { openBenchMemory } from "./bench-memory.js";
 import { benchModes } from "./modes.js";

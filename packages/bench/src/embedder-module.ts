@@ -1,11 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  type Embedder,
-  type EmbeddingProvider,
-  EngramError,
-  resolveProviderSettings,
-} from "@engram/core";
+import { type Embedder, type EmbeddingProvider, EngramError } from "@engram/core";
+import { resolveProviderSettings } from "@engram/core/internal";
 
 /** Embedding modules that come with the bench (their models are the bench's dev dependencies). */
 export const BUNDLED_EMBEDDERS = {

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "@engram/core";
+import { writeFileAtomic } from "@engram/core/internal";
 import type { LocomoBenchResult } from "./locomo.js";
 
 const CATEGORY_NAMES = { "1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop" };

@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import {
-  appendDailyLog,
   CONFIG_FILE,
   type ConsolidationResult,
   type Embedder,
@@ -11,6 +10,7 @@ import {
   MEMORY_DIR,
   type Memory,
 } from "@engram/core";
+import { appendDailyLog } from "@engram/core/internal";
 import { type BenchEmbeddingInfo, openBenchMemory } from "./bench-memory.js";
 import { type LocomoConversation, readLocomo } from "./locomo-data.js";
 import { type RecallCounts, scoreEvidence, turnIdsIn, turnLine } from "./locomo-recall.js";

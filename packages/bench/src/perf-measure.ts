@@ -12,8 +12,8 @@ import {
   type Memory,
   type MemoryStore,
   type SearchMode,
-  scanWorkspace,
 } from "@engram/core";
+import { scanWorkspace } from "@engram/core/internal";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { type FirstQuery, firstQueries } from "./first-query.js";
 import { type MeteredEmbedder, meteredEmbedder } from "./perf-embedder.js";

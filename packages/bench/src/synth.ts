@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { chunkMarkdown, EngramError, isLogFile, resolveConfig } from "@engram/core";
+import { EngramError, resolveConfig } from "@engram/core";
+import { chunkMarkdown, isLogFile } from "@engram/core/internal";
 import { type Random, seededRandom } from "./synth-random.js";
 import {
   EN_GLUE,

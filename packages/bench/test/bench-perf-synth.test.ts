@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { chunkRecords, createAnalyzer, resolveConfig } from "@engram/core";
+import { resolveConfig } from "@engram/core";
+import { chunkRecords, createAnalyzer } from "@engram/core/internal";
 import { afterEach, describe, expect, it } from "vitest";
 import { synthesizeWorkspace, synthQueries, writeSynthWorkspace } from "../src/synth.js";
 import { removeDir, tempDir } from "./helpers.js";

@@ -1,12 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  CONFIG_FILE,
-  EngramError,
-  envName,
-  type ProviderRegistry,
-  resolveConfig,
-} from "@engram/core";
+import { CONFIG_FILE, EngramError, type ProviderRegistry, resolveConfig } from "@engram/core";
+import { envName } from "@engram/core/internal";
 
 /** One resolved setting: its dotted key, its value and where the value came from. */
 export interface ConfigEntry {

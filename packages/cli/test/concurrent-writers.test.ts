@@ -1,4 +1,5 @@
-import { createMemory, withWorkspaceLock } from "@engram/core";
+import { createMemory } from "@engram/core";
+import { withWorkspaceLock } from "@engram/core/internal";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scriptedProvider } from "./fixtures/scripted-provider.js";

@@ -1,12 +1,11 @@
 import { join } from "node:path";
 import {
   type ConsolidationPlan,
-  factsOf,
   type MemoryStatus,
-  missingFacts,
   parseRef,
   type RefusalCode,
 } from "@engram/core";
+import { factsOf, missingFacts } from "@engram/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyLlamaGguf } from "../../embed-local/test/fixtures/tiny-llama-gguf.js";
 import { allFiles, expectSameTree, treeWithTimes } from "./consolidation-sim.js";

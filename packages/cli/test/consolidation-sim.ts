@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { GenerateRequest } from "@engram/core";
 import {
   type Analyzer,
   entriesOf,
   factsOf,
-  type GenerateRequest,
   missingFacts,
   normalizeForDedupe,
   termJaccard,
-} from "@engram/core";
+} from "@engram/core/internal";
 import { expect } from "vitest";
 
 /** Facts the simulated agent hears, English and Chinese; some come back day after day. */

@@ -1,13 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  applyPlan,
-  createMemory,
-  type Memory,
-  promote,
-  promoteToLongTerm,
-  promotionCandidates,
-} from "@engram/core";
+import { applyPlan, createMemory, type Memory, promote, promotionCandidates } from "@engram/core";
+import { promoteToLongTerm } from "@engram/core/internal";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createMemory, type Memory, promote, promotionCandidates, readRecall } from "@engram/core";
+import { createMemory, type Memory, promote, promotionCandidates } from "@engram/core";
+import { readRecall } from "@engram/core/internal";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { sqliteStore } from "@engram/store-sqlite";
 import { afterEach, describe, expect, it } from "vitest";

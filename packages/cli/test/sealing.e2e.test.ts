@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { openSealedText, parseSealed, resolveSealKey } from "@engram/core";
+import { openSealedText, parseSealed, resolveSealKey } from "@engram/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engram, removeDir, tempDir, writeFiles } from "./helpers.js";
 import { filesHolding, killMidway } from "./sealing-helpers.js";

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { privateSpans, resolveSealKey, unsealSpansText } from "@engram/core";
+import { privateSpans, resolveSealKey, unsealSpansText } from "@engram/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engram, removeDir, tempDir, writeFiles } from "./helpers.js";
 import { filesHolding, killMidway } from "./sealing-helpers.js";

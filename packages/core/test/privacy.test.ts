@@ -10,7 +10,7 @@ import {
   stripPrivate,
   unclosedSpanWarning,
   writeFrontMatter,
-} from "../src/index.js";
+} from "../src/internal/index.js";
 
 describe("front matter", () => {
   it("splits YAML from the body and counts its lines", () => {

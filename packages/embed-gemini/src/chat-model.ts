@@ -5,7 +5,7 @@ import {
   type LanguageModel,
   ModelError,
   type TokenUsage,
-} from "@engram/core";
+} from "@engram/core/driver";
 import type { GoogleGenAI } from "@google/genai";
 import {
   type GeminiLanguageModelOptions,

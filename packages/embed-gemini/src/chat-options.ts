@@ -1,4 +1,4 @@
-import { ModelError } from "@engram/core";
+import { ModelError } from "@engram/core/driver";
 import { GEMINI_CHAT_DEFAULTS } from "./chat-settings.js";
 import { bareModelName } from "./models.js";
 import { checkBaseUrl, checkHeaders, invalid, nonEmpty, positiveInteger, text } from "./options.js";

@@ -1,4 +1,4 @@
-import type { LanguageModelProvider, ProviderSettings } from "@engram/core";
+import type { LanguageModelProvider, ProviderSettings } from "@engram/core/driver";
 import type { GeminiLanguageModelOptions } from "./chat-options.js";
 import { geminiLlmSettings } from "./chat-settings.js";
 import { geminiProvider } from "./provider.js";

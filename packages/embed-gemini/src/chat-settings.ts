@@ -1,4 +1,4 @@
-import type { ProviderSetting } from "@engram/core";
+import type { ProviderSetting } from "@engram/core/driver";
 import { GEMINI_DEFAULTS, geminiSettings } from "./settings.js";
 
 /** Defaults of the Gemini language model. */

@@ -1,5 +1,5 @@
-import type { Embedder } from "@engram/core";
-import { EmbeddingError } from "@engram/core";
+import type { Embedder } from "@engram/core/driver";
+import { EmbeddingError } from "@engram/core/driver";
 import type { GoogleGenAI } from "@google/genai";
 import { createGeminiClient } from "./client.js";
 import { classifyFailure, transportFailure } from "./errors.js";

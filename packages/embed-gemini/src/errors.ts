@@ -7,7 +7,7 @@ import {
   type ProviderErrorOptions,
   type ProviderFailure,
   type ProviderService,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { isDailyQuota, isKeyRejected, parseGoogleErrorBody } from "./google-error.js";
 import { GEMINI_PROVIDER_ID } from "./settings.js";
 import type { AttemptRecord } from "./transport.js";

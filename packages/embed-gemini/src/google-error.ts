@@ -1,4 +1,4 @@
-import { parseDurationMs } from "@engram/core";
+import { parseDurationMs } from "@engram/core/driver";
 
 /**
  * A Google API error body, `{"error":{"code":429,"message":"…","status":"RESOURCE_EXHAUSTED",

@@ -1,4 +1,4 @@
-import { EmbeddingError, EngramError } from "@engram/core";
+import { EmbeddingError, EngramError } from "@engram/core/driver";
 import { bareModelName, knownGeminiModel } from "./models.js";
 import {
   GEMINI_BASE_URL_VARIABLE,

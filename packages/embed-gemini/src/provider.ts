@@ -1,4 +1,4 @@
-import type { EmbeddingProvider, ProviderSettings } from "@engram/core";
+import type { EmbeddingProvider, ProviderSettings } from "@engram/core/driver";
 import type { GeminiEmbedderOptions } from "./options.js";
 import { GEMINI_PROVIDER_ID, geminiSettings } from "./settings.js";
 

@@ -1,4 +1,4 @@
-import type { ProviderSetting } from "@engram/core";
+import type { ProviderSetting } from "@engram/core/driver";
 
 /** The provider id: `embedding.provider: "gemini"`, `ENGRAM_GEMINI_*` variables. */
 export const GEMINI_PROVIDER_ID = "gemini";

@@ -1,4 +1,4 @@
-import { EmbeddingError, unitVector } from "@engram/core";
+import { EmbeddingError, unitVector } from "@engram/core/driver";
 import { GEMINI_PROVIDER_ID } from "./settings.js";
 
 const HINT =

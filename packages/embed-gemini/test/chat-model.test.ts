@@ -1,11 +1,6 @@
-import {
-  isModelError,
-  type JsonSchema,
-  LanguageModelChain,
-  type ModelError,
-  resolveConfig,
-  selectLanguageModels,
-} from "@engram/core";
+import { resolveConfig, selectLanguageModels } from "@engram/core";
+import { isModelError, type JsonSchema, type ModelError } from "@engram/core/driver";
+import { LanguageModelChain } from "@engram/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type GeminiLanguageModelOptions,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { embedTexts } from "@engram/core";
+import { embedTexts } from "@engram/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { geminiEmbedder } from "../src/index.js";
 import {

@@ -1,4 +1,4 @@
-import { type EmbeddingError, type EmbeddingFailure, isEmbeddingError } from "@engram/core";
+import { type EmbeddingError, type EmbeddingFailure, isEmbeddingError } from "@engram/core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { geminiEmbedder } from "../src/index.js";
 import {

@@ -1,4 +1,4 @@
-import { isEmbeddingError, isEngramError } from "@engram/core";
+import { isEmbeddingError, isEngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import {
   type GeminiEmbedderOptions,

@@ -5,7 +5,7 @@ import {
   isEngramError,
   redactSettings,
   resolveProviderSettings,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { geminiProvider } from "../src/index.js";
 import {

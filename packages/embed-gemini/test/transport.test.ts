@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { isEmbeddingError } from "@engram/core";
+import { isEmbeddingError } from "@engram/core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { geminiEmbedder } from "../src/index.js";
 import { type GeminiWireServer, startGeminiWireServer } from "./gemini-wire-server.js";

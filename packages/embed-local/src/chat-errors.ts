@@ -4,7 +4,7 @@ import {
   ModelError,
   type ModelFailure,
   providerFailureOf,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { PROVIDER_ID } from "./errors.js";
 
 /** A {@link ModelError} of the local provider. */

@@ -4,7 +4,7 @@ import {
   type GenerateResult,
   generateResult,
   type LanguageModel,
-} from "@engram/core";
+} from "@engram/core/driver";
 import type { ChatHistoryItem, LlamaChatSession } from "node-llama-cpp";
 import { asModelError, closedModelError, localModelError } from "./chat-errors.js";
 import { ChatModelLoader, type LoadedChatModel } from "./chat-loader.js";

@@ -1,4 +1,4 @@
-import type { LanguageModelProvider, ProviderCheck, ProviderSettings } from "@engram/core";
+import type { LanguageModelProvider, ProviderCheck, ProviderSettings } from "@engram/core/driver";
 import {
   chatOptionsFromSettings,
   localLlmSettings,

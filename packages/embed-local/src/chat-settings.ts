@@ -1,4 +1,4 @@
-import { EngramError, type ProviderSetting, type ProviderSettings } from "@engram/core";
+import { EngramError, type ProviderSetting, type ProviderSettings } from "@engram/core/driver";
 import { PROVIDER_ID } from "./errors.js";
 import { expandPath, LOCAL_GPU_VALUES, type LocalGpu } from "./settings.js";
 

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { Embedder } from "@engram/core";
+import type { Embedder } from "@engram/core/driver";
 import type { LlamaGpuType } from "node-llama-cpp";
 import { closedError, localError, messageOf, PROVIDER_ID } from "./errors.js";
 import { readModelHeader } from "./gguf-header.js";

@@ -1,4 +1,4 @@
-import { EmbeddingError, type EmbeddingFailure, EngramError } from "@engram/core";
+import { EmbeddingError, type EmbeddingFailure, EngramError } from "@engram/core/driver";
 
 /** The provider id: `embedding.provider: "local"`, `ENGRAM_LOCAL_*` variables. */
 export const PROVIDER_ID = "local";

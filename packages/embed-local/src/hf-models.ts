@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { mkdir } from "node:fs/promises";
-import { isEngramError } from "@engram/core";
+import { isEngramError } from "@engram/core/driver";
 import { localError, messageOf } from "./errors.js";
 import { huggingFaceEndpoint } from "./hf-uri.js";
 import { importNodeLlamaCpp } from "./sdk.js";

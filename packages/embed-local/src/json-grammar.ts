@@ -1,4 +1,4 @@
-import type { JsonSchema } from "@engram/core";
+import type { JsonSchema } from "@engram/core/driver";
 import type { GbnfJsonSchema, Llama, LlamaGrammar } from "node-llama-cpp";
 import { localModelError } from "./chat-errors.js";
 import { messageOf } from "./errors.js";

@@ -5,7 +5,7 @@ import {
   type ProviderCheck,
   type ProviderSettings,
   type RerankerProvider,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { localEmbedder } from "./embedder.js";
 import { messageOf, PROVIDER_ID } from "./errors.js";
 import { hasGgufMagic } from "./gguf-header.js";

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { Reranker } from "@engram/core";
+import type { Reranker } from "@engram/core/driver";
 import type { LlamaModel, LlamaRankingContext } from "node-llama-cpp";
 import { closedError, localError, messageOf } from "./errors.js";
 import { readModelHeader } from "./gguf-header.js";

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { EngramError, type ProviderSetting, type ProviderSettings } from "@engram/core";
+import { EngramError, type ProviderSetting, type ProviderSettings } from "@engram/core/driver";
 import { PROVIDER_ID } from "./errors.js";
 import { isHfUri } from "./hf-uri.js";
 

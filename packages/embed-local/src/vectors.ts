@@ -1,4 +1,4 @@
-import { unitVector as toUnit } from "@engram/core";
+import { unitVector as toUnit } from "@engram/core/driver";
 import { localError, PROVIDER_ID } from "./errors.js";
 
 /**

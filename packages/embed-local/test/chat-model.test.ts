@@ -1,14 +1,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  assertMatchesSchema,
-  isModelError,
-  type JsonSchema,
-  LanguageModelChain,
-  resolveConfig,
-  selectLanguageModels,
-} from "@engram/core";
+import { resolveConfig, selectLanguageModels } from "@engram/core";
+import { assertMatchesSchema, isModelError, type JsonSchema } from "@engram/core/driver";
+import { LanguageModelChain } from "@engram/core/internal";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type LocalLanguageModel,

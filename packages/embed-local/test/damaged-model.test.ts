@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isEmbeddingError } from "@engram/core";
+import { isEmbeddingError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { checkGgufLayout } from "../src/gguf-layout.js";
 import { localEmbedder, localProvider, readModelHeader } from "../src/index.js";

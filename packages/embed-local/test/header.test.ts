@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isEmbeddingError } from "@engram/core";
+import { isEmbeddingError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { readModelHeader } from "../src/index.js";
 import { writeGguf } from "./fixtures/gguf-writer.js";

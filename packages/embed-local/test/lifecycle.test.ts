@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isEmbeddingError, isEngramError } from "@engram/core";
+import { isEmbeddingError, isEngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { localEmbedder } from "../src/index.js";
 import { buildTinyBertGguf } from "./fixtures/tiny-bert-gguf.js";

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isEmbeddingError, resolveProviderSettings } from "@engram/core";
+import { isEmbeddingError, resolveProviderSettings } from "@engram/core/driver";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type LocalEmbedder, localEmbedder, localProvider } from "../src/index.js";
 import { rejection, useTinyModels } from "./helpers.js";

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isEmbeddingError, isEngramError, selectReranker } from "@engram/core";
+import { selectReranker } from "@engram/core";
+import { isEmbeddingError, isEngramError } from "@engram/core/driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localReranker, localRerankerProvider } from "../src/index.js";
 import { writeTinyBertGguf } from "./fixtures/tiny-bert-gguf.js";

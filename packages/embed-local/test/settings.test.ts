@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { envName, isEngramError } from "@engram/core";
+import { envName, isEngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { huggingFaceEndpoint, isHfUri } from "../src/hf-uri.js";
 import { localProvider } from "../src/index.js";

@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 import { DEFAULT_BASE_URL } from "./settings.js";
 
 /** A base URL split into what the SDK needs and what the index identity may show. */

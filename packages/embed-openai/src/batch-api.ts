@@ -1,4 +1,4 @@
-import { EmbeddingError, isEmbeddingError, sleep } from "@engram/core";
+import { EmbeddingError, isEmbeddingError, sleep } from "@engram/core/driver";
 import type OpenAI from "openai";
 import {
   type BatchLineResult,

@@ -1,4 +1,4 @@
-import { EmbeddingError, embeddingErrorFromHttp } from "@engram/core";
+import { EmbeddingError, embeddingErrorFromHttp } from "@engram/core/driver";
 import type { EmbeddingRequestBody } from "./connection.js";
 import { scrubSecrets } from "./errors.js";
 import type { RequestRange } from "./request-plan.js";

@@ -1,4 +1,4 @@
-import type { ProviderError, ProviderService } from "@engram/core";
+import type { ProviderError, ProviderService } from "@engram/core/driver";
 import { openaiError } from "./errors.js";
 
 /** How {@link callOnce} bounds and classifies one request. */

@@ -5,7 +5,7 @@ import {
   type LanguageModel,
   ModelError,
   type TokenUsage,
-} from "@engram/core";
+} from "@engram/core/driver";
 import { callOnce } from "./call.js";
 import {
   type OpenAILanguageModelOptions,

@@ -1,4 +1,4 @@
-import { ModelError } from "@engram/core";
+import { ModelError } from "@engram/core/driver";
 import { type ParsedBaseUrl, parseBaseUrl } from "./base-url.js";
 import {
   CHAT_DEFAULTS,

@@ -1,4 +1,4 @@
-import type { LanguageModelProvider } from "@engram/core";
+import type { LanguageModelProvider } from "@engram/core/driver";
 import { openaiLanguageModel } from "./chat-model.js";
 import type { OpenAILanguageModelOptions } from "./chat-options.js";
 import { OPENAI_LLM_SETTINGS } from "./chat-settings.js";

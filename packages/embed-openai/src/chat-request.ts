@@ -1,4 +1,4 @@
-import type { GenerateRequest, JsonSchema } from "@engram/core";
+import type { GenerateRequest, JsonSchema } from "@engram/core/driver";
 import type { ResolvedChatOptions } from "./chat-options.js";
 
 /** The JSON body of one `POST /chat/completions` request. */

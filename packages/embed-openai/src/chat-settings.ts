@@ -1,4 +1,4 @@
-import type { ProviderSetting } from "@engram/core";
+import type { ProviderSetting } from "@engram/core/driver";
 import { DEFAULT_BASE_URL, OPENAI_SETTINGS } from "./settings.js";
 
 /** Defaults of the `openai` language model. */

@@ -1,4 +1,4 @@
-import type { EmbeddingError, ProviderError, ProviderService } from "@engram/core";
+import type { EmbeddingError, ProviderError, ProviderService } from "@engram/core/driver";
 import type OpenAI from "openai";
 import type { ParsedBaseUrl } from "./base-url.js";
 import { callOnce } from "./call.js";

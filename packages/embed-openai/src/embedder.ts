@@ -1,4 +1,4 @@
-import type { Embedder } from "@engram/core";
+import type { Embedder } from "@engram/core/driver";
 import { embedWithBatchApi } from "./batch-api.js";
 import { type Connection, connect } from "./connection.js";
 import { type OpenAIEmbedderOptions, resolveOptions } from "./options.js";

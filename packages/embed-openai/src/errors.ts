@@ -6,7 +6,7 @@ import {
   type ProviderError,
   type ProviderFailure,
   type ProviderService,
-} from "@engram/core";
+} from "@engram/core/driver";
 import type * as OpenAISdk from "openai";
 import { PROVIDER_ID } from "./settings.js";
 

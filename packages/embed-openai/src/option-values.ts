@@ -1,4 +1,4 @@
-import { EngramError } from "@engram/core";
+import { EngramError } from "@engram/core/driver";
 
 /** Which config section a setting lives in: `embedding.providers.openai` or `llm.providers.openai`. */
 export type SettingSection = "embedding" | "llm";

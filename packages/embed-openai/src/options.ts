@@ -1,4 +1,4 @@
-import { EmbeddingError } from "@engram/core";
+import { EmbeddingError } from "@engram/core/driver";
 import { type ParsedBaseUrl, parseBaseUrl } from "./base-url.js";
 import { invalidSetting, settingReader } from "./option-values.js";
 import { DEFAULTS, KNOWN_MODELS, PROVIDER_ID } from "./settings.js";

@@ -1,4 +1,4 @@
-import type { EmbeddingProvider, ProviderCheck, ProviderSettings } from "@engram/core";
+import type { EmbeddingProvider, ProviderCheck, ProviderSettings } from "@engram/core/driver";
 import { parseBaseUrl } from "./base-url.js";
 import { openaiEmbedder } from "./embedder.js";
 import type { OpenAIEmbedderOptions } from "./options.js";

@@ -1,4 +1,4 @@
-import { estimateTokens } from "@engram/core";
+import { estimateTokens } from "@engram/core/driver";
 
 /** A run of consecutive texts sent as one embeddings request: `texts.slice(start, end)`. */
 export interface RequestRange {

@@ -1,4 +1,4 @@
-import type { ProviderSetting } from "@engram/core";
+import type { ProviderSetting } from "@engram/core/driver";
 
 /** The provider id: `embedding.provider: "openai"`, `ENGRAM_OPENAI_*` variables. */
 export const PROVIDER_ID = "openai";

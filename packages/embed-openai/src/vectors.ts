@@ -1,4 +1,4 @@
-import { EmbeddingError, unitVector } from "@engram/core";
+import { EmbeddingError, unitVector } from "@engram/core/driver";
 import { PROVIDER_ID } from "./settings.js";
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

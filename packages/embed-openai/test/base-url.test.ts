@@ -1,4 +1,4 @@
-import { isEngramError } from "@engram/core";
+import { isEngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { parseBaseUrl } from "../src/base-url.js";
 import { planRequests } from "../src/request-plan.js";

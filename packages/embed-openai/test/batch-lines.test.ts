@@ -1,4 +1,4 @@
-import { isEmbeddingError } from "@engram/core";
+import { isEmbeddingError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { readBatchLine, streamLines } from "../src/batch-lines.js";
 import { toBase64 } from "./openai-wire-server.js";

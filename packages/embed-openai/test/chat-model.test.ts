@@ -1,13 +1,12 @@
 import { inspect } from "node:util";
+import { resolveConfig, selectLanguageModels } from "@engram/core";
 import {
   type GenerateRequest,
   isModelError,
   type JsonSchema,
-  LanguageModelChain,
   type ModelError,
-  resolveConfig,
-  selectLanguageModels,
-} from "@engram/core";
+} from "@engram/core/driver";
+import { LanguageModelChain } from "@engram/core/internal";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveChatOptions } from "../src/chat-options.js";
 import {

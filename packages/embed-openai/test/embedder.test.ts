@@ -1,4 +1,5 @@
-import { embedTexts, sha256Hex } from "@engram/core";
+import { sha256Hex } from "@engram/core/driver";
+import { embedTexts } from "@engram/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiEmbedder } from "../src/index.js";
 import { API_KEY, expectedVector, expectVector, norm } from "./helpers.js";

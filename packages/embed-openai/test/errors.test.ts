@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import type { EmbeddingFailure } from "@engram/core";
+import type { EmbeddingFailure } from "@engram/core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiEmbedder } from "../src/index.js";
 import { API_KEY, embeddingFailure } from "./helpers.js";

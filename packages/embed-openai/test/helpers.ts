@@ -1,4 +1,4 @@
-import { isEmbeddingError } from "@engram/core";
+import { isEmbeddingError } from "@engram/core/driver";
 import { expect } from "vitest";
 import { fakeVector } from "./openai-wire-server.js";
 

@@ -1,4 +1,5 @@
-import { type Candidate, languageModelReranker, rerankCandidates } from "@engram/core";
+import { languageModelReranker } from "@engram/core";
+import { type Candidate, rerankCandidates } from "@engram/core/internal";
 import { afterEach, describe, expect, it } from "vitest";
 import { openaiLanguageModel } from "../src/index.js";
 import { API_KEY } from "./helpers.js";

@@ -1,5 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
-import { envName, isEngramError, resolveProviderSettings } from "@engram/core";
+import { envName, isEngramError, resolveProviderSettings } from "@engram/core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiProvider } from "../src/index.js";
 import { API_KEY, embeddingFailure, expectedVector, expectVector } from "./helpers.js";

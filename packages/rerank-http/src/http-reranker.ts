@@ -1,4 +1,9 @@
-import { EmbeddingError, EngramError, embeddingErrorFromHttp, type Reranker } from "@engram/core";
+import {
+  EmbeddingError,
+  EngramError,
+  embeddingErrorFromHttp,
+  type Reranker,
+} from "@engram/core/driver";
 import { type HttpRerankerOptions, PROVIDER_ID, type RerankApi } from "./settings.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ProviderSettings, RerankerProvider } from "@engram/core";
+import type { ProviderSettings, RerankerProvider } from "@engram/core/driver";
 import { httpReranker } from "./http-reranker.js";
 import { type HttpRerankerOptions, httpRerankSettings, PROVIDER_ID } from "./settings.js";
 

@@ -1,4 +1,4 @@
-import type { ProviderSetting } from "@engram/core";
+import type { ProviderSetting } from "@engram/core/driver";
 
 /** The provider id: `search.rerank.provider: "http"`, `ENGRAM_RERANK_HTTP_*` variables. */
 export const PROVIDER_ID = "http";

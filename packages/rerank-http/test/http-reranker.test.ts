@@ -1,4 +1,6 @@
-import { isEmbeddingError, rerankerSettings, selectReranker } from "@engram/core";
+import { selectReranker } from "@engram/core";
+import { isEmbeddingError } from "@engram/core/driver";
+import { rerankerSettings } from "@engram/core/internal";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { httpReranker, httpRerankerProvider } from "../src/index.js";
 import { overlapScore, type RerankServer, startRerankServer } from "./rerank-wire-server.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ChunkRecord, FileRecord, StoreBatch } from "@engram/core";
+import type { ChunkRecord, FileRecord, StoreBatch } from "@engram/core/driver";
 
 /**
  * Synthetic but realistic benchmark data: chunks with Zipf-distributed terms (a few common words,

@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MemoryStore, SearchFilter } from "@engram/core";
+import type { MemoryStore, SearchFilter } from "@engram/core/driver";
 import { createSqliteStore } from "@engram/store-sqlite";
 import { createLanceDbStore } from "../src/index.js";
 import { Corpus, DIMS, median, timed } from "./data.js";

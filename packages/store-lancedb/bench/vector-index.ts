@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SearchFilter, StoreHit } from "@engram/core";
+import type { SearchFilter, StoreHit } from "@engram/core/driver";
 import { createLanceDbStore, type LanceDbStore } from "../src/index.js";
 import { Corpus, DIMS, median, timed } from "./data.js";
 

@@ -1,4 +1,4 @@
-import { createAnalyzer } from "@engram/core";
+import { createAnalyzer } from "@engram/core/internal";
 import { describe, expect, it } from "vitest";
 import { murmur3 } from "../src/murmur3.js";
 import { DEFAULT_BM25 } from "../src/options.js";

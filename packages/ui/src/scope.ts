@@ -1,4 +1,5 @@
-import { isPersonalPath, isSensitiveFile, type MemoryScope, redactPrivate } from "@engram/core";
+import type { MemoryScope } from "@engram/core";
+import { isPersonalPath, isSensitiveFile, redactPrivate } from "@engram/core/internal";
 
 /**
  * What the page may show of memory in each scope, decided by core's privacy rules. `main` (the

@@ -1,4 +1,4 @@
-import { createAnalyzer, queryTermsOf } from "@engram/core";
+import { createAnalyzer, queryTermsOf } from "@engram/core/internal";
 import { describe, expect, it } from "vitest";
 import { markTerms } from "../src/data/search.js";
 import { splitEntries } from "../src/data/timeline.js";

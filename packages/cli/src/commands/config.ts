@@ -1,13 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import {
-  CONFIG_FILE,
-  EngramError,
-  isEngramError,
-  resolveConfig,
-  writeFileAtomic,
-} from "@engram/core";
+import { CONFIG_FILE, EngramError, isEngramError, resolveConfig } from "@engram/core";
+import { writeFileAtomic } from "@engram/core/internal";
 import type { Command } from "commander";
 import { palette } from "../colour.js";
 import { assign, configEntries, lookup, readConfigFile } from "../config-sources.js";

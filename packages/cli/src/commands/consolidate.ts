@@ -3,10 +3,10 @@ import {
   type ConsolidationPlan,
   describeRefusal,
   formatRef,
-  hostModel,
   type Memory,
   undoConsolidation,
 } from "@engram/core";
+import { hostModel } from "@engram/core/internal";
 import type { Command } from "commander";
 import { positiveInt, withMemory } from "../context.js";
 import { type Io, json, line, warn } from "../output.js";

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { queryTermsOf } from "@engram/core";
+import { queryTermsOf } from "@engram/core/internal";
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import { DEMO_QUERIES, demoFiles } from "../demo-content.js";

@@ -1,18 +1,14 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { CONFIG_FILE, EngramError, INDEX_DIR, MEMORY_DIR, MEMORY_FILE } from "@engram/core";
 import {
-  CONFIG_FILE,
-  EngramError,
-  INDEX_DIR,
   isLayoutPresetName,
   LAYOUT_PRESET_NAMES,
   type LayoutPreset,
   layoutPreset,
-  MEMORY_DIR,
-  MEMORY_FILE,
   writeFileAtomic,
-} from "@engram/core";
+} from "@engram/core/internal";
 import type { Command } from "commander";
 import { globals } from "../context.js";
 import { type Io, json, line } from "../output.js";

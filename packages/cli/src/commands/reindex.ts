@@ -7,8 +7,8 @@ import {
   loadConfig,
   type MemoryStore,
   resolveConfig,
-  writeFileAtomic,
 } from "@engram/core";
+import { writeFileAtomic } from "@engram/core/internal";
 import type { Command } from "commander";
 import { globals, withMemory } from "../context.js";
 import { storeFromConfig } from "../drivers.js";

@@ -1,10 +1,10 @@
-import {
-  describeEmbedding,
-  type LanguageModelStatus,
-  type MaintenanceStatus,
-  type MemoryStatus,
-  type WatcherHealth,
+import type {
+  LanguageModelStatus,
+  MaintenanceStatus,
+  MemoryStatus,
+  WatcherHealth,
 } from "@engram/core";
+import { describeEmbedding } from "@engram/core/internal";
 import type { Command } from "commander";
 import { withMemory } from "../context.js";
 import { duration, type Io, json, line } from "../output.js";

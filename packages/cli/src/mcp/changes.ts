@@ -1,5 +1,5 @@
 import { relative, sep } from "node:path";
-import { toPosix } from "@engram/core";
+import { toPosix } from "@engram/core/internal";
 import type { ResourceNotifier } from "./resources.js";
 
 /** How long file events are gathered before clients are told (one notification per burst). */

@@ -1,12 +1,12 @@
 import {
   isEngramError,
-  isPersonalPath,
   listMemoryFiles,
   type MemoryFilesHost,
   type MemoryScope,
   readMemoryFileText,
   toolErrorText,
 } from "@engram/core";
+import { isPersonalPath } from "@engram/core/internal";
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   ErrorCode,

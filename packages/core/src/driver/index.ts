@@ -1,11 +1,85 @@
+/**
+ * `@engram/core/driver`: the kit for authors of store and provider packages.
+ *
+ * Stores: the store contract (`MemoryStore`, `StoreDriver`, records), `defineStore` (guards,
+ * argument and dimension checks, tie order, error mapping — once for every driver), the shared
+ * in-memory index and BM25 ranking, filters, recovery records, the embedding cache.
+ *
+ * Providers (embedders, language models, rerankers): their contracts, typed errors and the HTTP
+ * failure classification (`classifyHttpFailure`, `embeddingErrorFromHttp`, `modelErrorFromHttp`),
+ * settings from config and environment, retries, structured output (`generateResult`), unit vectors
+ * and the token estimate.
+ *
+ * Covered by semver like `@engram/core`; the app API stays on `@engram/core`.
+ *
+ * @packageDocumentation
+ */
+
+export type { JsonSchema } from "../agent/tool-schema.js";
 export { bytesToVector, EmbeddingCache, vectorToBytes } from "../embedding/cache.js";
+export type { Embedder } from "../embedding/embedder.js";
 export {
+  classifyHttpFailure,
   EmbeddingError,
+  type EmbeddingFailure,
   embeddingErrorFromHttp,
+  type HttpClassification,
+  type HttpFailure,
   isEmbeddingError,
+  isProviderError,
+  isRetryableFailure,
+  ProviderError,
+  type ProviderErrorOptions,
+  type ProviderFailure,
+  type ProviderFailureInfo,
+  type ProviderService,
+  parseDurationMs,
+  providerErrorCode,
+  providerFailureOf,
+  retryAfterFromHeaders,
 } from "../embedding/errors.js";
-export { DEFAULT_RETRY, type RetryPolicy, withRetry } from "../embedding/retry.js";
+export {
+  type EmbeddingProvider,
+  envName,
+  type ProviderCheck,
+  type ProviderDescriptor,
+  type ProviderSetting,
+  type ProviderSettings,
+  redactSettings,
+  resolveProviderSettings,
+  type SettingsScope,
+} from "../embedding/provider.js";
+export {
+  DEFAULT_RETRY,
+  type RetryHooks,
+  type RetryPolicy,
+  retryDelay,
+  sleep,
+  withRetry,
+} from "../embedding/retry.js";
+export { unitVector } from "../embedding/vectors.js";
 export { EngramError, type EngramErrorCode, isEngramError } from "../errors.js";
+export {
+  isModelError,
+  ModelError,
+  type ModelFailure,
+  modelErrorFromHttp,
+} from "../model/errors.js";
+export type {
+  ChatMessage,
+  GenerateRequest,
+  GenerateResult,
+  LanguageModel,
+  TokenUsage,
+} from "../model/language-model.js";
+export type { LanguageModelProvider } from "../model/provider.js";
+export type { Reranker } from "../model/reranker.js";
+export type { RerankerProvider } from "../model/reranker-provider.js";
+export {
+  assertMatchesSchema,
+  generateResult,
+  parseJsonAnswer,
+} from "../model/structured-output.js";
 export {
   BM25,
   bm25Idf,
@@ -30,6 +104,7 @@ export {
   termFrequencyWeight,
 } from "../text/character-terms.js";
 export { sha256Hex } from "../text/hash.js";
+export { estimateTokens } from "../text/tokens.js";
 export { isTier, TIERS, type Tier } from "../tier.js";
 export {
   type HolderState,

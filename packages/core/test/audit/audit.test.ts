@@ -14,7 +14,7 @@ import {
   resolveConfig,
   resolveSealKey,
   sealFile,
-} from "../../src/index.js";
+} from "../../src/internal/index.js";
 
 /** A valid Chinese resident ID for a birth date (check character computed, GB 11643). */
 function chineseId(prefix17: string): string {

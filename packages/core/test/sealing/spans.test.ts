@@ -25,7 +25,7 @@ import {
   unsealFile,
   unsealSpansFile,
   unsealSpansText,
-} from "../../src/index.js";
+} from "../../src/internal/index.js";
 
 const MARK = "ZIRCONMARK4417";
 

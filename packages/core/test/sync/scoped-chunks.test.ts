@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAnalyzer, scopedChunkRecords, scopeSources } from "../../src/index.js";
+import { createAnalyzer, scopedChunkRecords, scopeSources } from "../../src/internal/index.js";
 
 const analyzer = createAnalyzer();
 const chunking = { tokens: 400, overlap: 80 };

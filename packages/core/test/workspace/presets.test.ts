@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveLayout as fromIndex } from "../../src/index.js";
+import { resolveLayout as fromIndex } from "../../src/internal/index.js";
 import {
   LAYOUT_PRESET_NAMES,
   LAYOUT_PRESETS,

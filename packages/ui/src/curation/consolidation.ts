@@ -4,12 +4,11 @@ import {
   type ConsolidationPlan,
   EngramError,
   formatRef,
-  hostModel,
   type Memory,
   type Operation,
   planConsolidation,
-  selectOperations,
 } from "@engram/core";
+import { hostModel, selectOperations } from "@engram/core/internal";
 
 /** One proposed operation as the page shows it. */
 export interface ShownOperation {

@@ -1,10 +1,5 @@
-import {
-  createTierResolver,
-  type Memory,
-  type MemoryScope,
-  readMemoryFile,
-  type Tier,
-} from "@engram/core";
+import type { Memory, MemoryScope, Tier } from "@engram/core";
+import { createTierResolver, readMemoryFile } from "@engram/core/internal";
 import { UiRefusal } from "../errors.js";
 import { hiddenInGroup, publicView } from "../scope.js";
 

@@ -1,4 +1,4 @@
-import { type ScannedFile, scanWorkspace } from "@engram/core";
+import { type ScannedFile, scanWorkspace } from "@engram/core/internal";
 
 /** How long a listing is reused when no watcher event said the workspace changed. */
 const MAX_AGE_MS = 5_000;

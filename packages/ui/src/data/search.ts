@@ -1,10 +1,8 @@
 import {
-  decayFactor,
   EngramError,
   isTier,
   type Memory,
   type MemoryScope,
-  queryTermsOf,
   type SearchOptions,
   type SearchResponse,
   type SearchResult,
@@ -12,6 +10,7 @@ import {
   TIERS,
   type Tier,
 } from "@engram/core";
+import { decayFactor, queryTermsOf } from "@engram/core/internal";
 
 /** The search form's fields, as strings from a URL. */
 export interface SearchParams {

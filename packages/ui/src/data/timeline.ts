@@ -1,4 +1,5 @@
-import { dateOfPath, localDate, type Memory, type MemoryScope, type Tier } from "@engram/core";
+import { localDate, type Memory, type MemoryScope, type Tier } from "@engram/core";
+import { dateOfPath } from "@engram/core/internal";
 import { UiRefusal } from "../errors.js";
 import { headingLines } from "../markdown.js";
 import { readFileView, tierOf } from "./files.js";

@@ -1,4 +1,5 @@
-import { EngramError, promotionCandidates, readAudit } from "@engram/core";
+import { EngramError, promotionCandidates } from "@engram/core";
+import { readAudit } from "@engram/core/internal";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { UiContext, UiEnv } from "../context.js";

@@ -1,4 +1,5 @@
-import { promotionCandidates, readAudit } from "@engram/core";
+import { promotionCandidates } from "@engram/core";
+import { readAudit } from "@engram/core/internal";
 import type { Context, Hono } from "hono";
 import type { UiContext, UiEnv } from "../context.js";
 import { showConsolidation } from "../curation/consolidation.js";

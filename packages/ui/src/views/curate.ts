@@ -1,4 +1,5 @@
-import type { AuditEntry, CandidatesResult } from "@engram/core";
+import type { CandidatesResult } from "@engram/core";
+import type { AuditEntry } from "@engram/core/internal";
 import type { ShownConsolidation } from "../curation/consolidation.js";
 import type { ShownPlan } from "../curation/lifecycle.js";
 import { cite, formFields, type Html, href, html, type PageContext } from "./html.js";

@@ -1,4 +1,4 @@
-import { readFrontMatter } from "@engram/core";
+import { readFrontMatter } from "@engram/core/internal";
 import type { FileView } from "../data/files.js";
 import { renderMarkdown } from "../markdown.js";
 import { formFields, type Html, href, html, type PageContext, raw } from "./html.js";
