@@ -164,8 +164,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   // Every term is a substring of the normalised text except a stem, which starts with its
   // `stemPrefix`: a text holding none of these needles has none of the wanted terms, and a word
   // starting with none of the stem prefixes cannot stem to one (it is left unstemmed, unseen).
-  // In all-ASCII text, where the runs are the words, when every needle is ASCII letters and
-  // digits, only the words starting with a needle are looked at (one regex finds them).
+  // When every needle is ASCII letters and digits, a text needs a word starting with one, and in
+  // all-ASCII text only those words are looked at (one regex finds them).
   const termsAmong = (wanted: ReadonlySet<string>) => {
     const stems: string[] = [];
     const needles: string[] = [];
@@ -184,12 +184,20 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         : undefined;
     return (text: string): string[] => {
       const s = text.normalize("NFKC").toLowerCase();
-      if (!needles.some((needle) => s.includes(needle))) return [];
       let terms: string[];
-      if (words && !NON_ASCII.test(s)) {
-        terms = [];
-        for (const [word] of s.matchAll(words)) emit(SPACED, word, terms, false, mayStem);
+      if (words) {
+        // An ASCII term is a whole word of ASCII letters and digits: in any text, no ASCII letter
+        // or digit comes right before it (that one would belong to the same word).
+        words.lastIndex = 0;
+        if (!words.test(s)) return [];
+        if (NON_ASCII.test(s)) terms = scan(s, false, mayStem);
+        else {
+          terms = [];
+          words.lastIndex = 0; // matchAll starts where `test` stopped
+          for (const [word] of s.matchAll(words)) emit(SPACED, word, terms, false, mayStem);
+        }
       } else {
+        if (!needles.some((needle) => s.includes(needle))) return [];
         terms = scan(s, false, mayStem);
       }
       return terms.filter((term) => wanted.has(term));
