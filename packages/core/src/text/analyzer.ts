@@ -1,5 +1,5 @@
 import { EngramError } from "../errors.js";
-import { charClass, forEachTermRun } from "./char-class.js";
+import { charClass, forEachTermRun, SEPARATOR } from "./char-class.js";
 import { createEnglishNormalizer, isAsciiWord, stemPrefix } from "./english.js";
 import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, SPACED, scriptClass } from "./script.js";
 
@@ -164,8 +164,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   // Every term is a substring of the normalised text except a stem, which starts with its
   // `stemPrefix`: a text holding none of these needles has none of the wanted terms, and a word
   // starting with none of the stem prefixes cannot stem to one (it is left unstemmed, unseen).
-  // When every needle is ASCII letters and digits, a text needs a word starting with one, and in
-  // all-ASCII text only those words are looked at (one regex finds them).
+  // When every needle is ASCII letters and digits, only the words starting with one are looked
+  // at (one regex finds them): a wanted term can only come from such a word.
   const termsAmong = (wanted: ReadonlySet<string>) => {
     const stems: string[] = [];
     const needles: string[] = [];
@@ -186,15 +186,16 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       const s = text.normalize("NFKC").toLowerCase();
       let terms: string[];
       if (words) {
-        // An ASCII term is a whole word of ASCII letters and digits: in any text, no ASCII letter
-        // or digit comes right before it (that one would belong to the same word).
+        // An ASCII term is a whole word of ASCII letters and digits: no ASCII letter or digit
+        // comes right before or after it (that one would belong to the same word), and in text
+        // that is not all ASCII, no letter or mark of a spaced script either (see `standsAlone`).
+        const ascii = !NON_ASCII.test(s);
+        terms = [];
         words.lastIndex = 0;
-        if (!words.test(s)) return [];
-        if (NON_ASCII.test(s)) terms = scan(s, false, mayStem);
-        else {
-          terms = [];
-          words.lastIndex = 0; // matchAll starts where `test` stopped
-          for (const [word] of s.matchAll(words)) emit(SPACED, word, terms, false, mayStem);
+        for (const m of s.matchAll(words)) {
+          if (ascii || standsAlone(s, m.index, m.index + m[0].length)) {
+            emit(SPACED, m[0], terms, false, mayStem);
+          }
         }
       } else {
         if (!needles.some((needle) => s.includes(needle))) return [];
@@ -241,6 +242,43 @@ function splitScripts(run: string, part: (cls: ScriptClass, text: string) => voi
     i += cp > 0xffff ? 2 : 1;
   }
   if (cls !== INHERIT) part(cls, start === 0 ? run : run.slice(start));
+}
+
+/**
+ * Whether the ASCII letters and digits `s[start, end)` (with none right before or after) are a
+ * part of their run on their own, as {@link splitScripts} cuts it: not joined by a combining mark
+ * after them, nor by a letter of a spaced script (`é`) next to them; a mark before them belongs
+ * to the character it follows, or, leading the run, to them.
+ */
+function standsAlone(s: string, start: number, end: number): boolean {
+  if (end < s.length) {
+    const cp = codePointAt(s, end);
+    if (cp > 0x7f) {
+      const c = charClass(cp);
+      if (c === SPACED || c === INHERIT) return false;
+    }
+  }
+  let marks = false;
+  for (let i = start; i > 0; ) {
+    const cp = codePointBefore(s, i);
+    if (cp <= 0x7f) return !marks; // a separator: ASCII letters and digits are not before it
+    const c = charClass(cp);
+    if (c === SEPARATOR) return !marks;
+    if (c !== INHERIT) return c !== SPACED; // Han, Thai, …: the script changes here
+    marks = true;
+    i -= cp > 0xffff ? 2 : 1;
+  }
+  return !marks;
+}
+
+/** The code point that ends just before index `i` of `s` (a lone surrogate as itself). */
+function codePointBefore(s: string, i: number): number {
+  const lo = s.charCodeAt(i - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) {
+    const hi = s.charCodeAt(i - 2);
+    if (hi >= 0xd800 && hi <= 0xdbff) return (hi - 0xd800) * 0x400 + (lo - 0xdc00) + 0x10000;
+  }
+  return lo;
 }
 
 /** The terms `analyzer` gives a search query: {@link Analyzer.queryTerms}, else its `terms`. */

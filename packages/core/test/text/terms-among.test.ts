@@ -74,6 +74,19 @@ const FRAGMENTS = [
   "x²+y³",
   "snake_case",
   "#tag",
+  // English words right against other scripts, marks and digits: whole terms or not.
+  "用deploy写",
+  "deploy\u0301",
+  "\u0301deploy",
+  "—\u0301deploy",
+  "中\u0301deploy",
+  "édeploy",
+  "deployé",
+  "ไทยrelease",
+  "release١",
+  "𠀀release",
+  "\ud800release",
+  "release\udc00",
 ];
 
 /** A word made of a random stem and one to three suffixes. */
