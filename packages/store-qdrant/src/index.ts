@@ -4,17 +4,17 @@
  *
  * @packageDocumentation
  */
-export { createQdrantStore, qdrantStore } from "./factory.js";
-export { defaultCollectionName, recordsCollectionName } from "./naming.js";
+
+export { LAYOUT_VERSION } from "./collections.js";
+export { createQdrantStore, type QdrantStore, qdrantStore } from "./factory.js";
+export { defaultCollectionName, recordsCollectionName } from "./ids.js";
 export {
   type Bm25Params,
   DEFAULT_BATCH_SIZE,
   DEFAULT_BM25,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_URL,
+  type QdrantEnv,
   type QdrantStoreFactoryOptions,
   type QdrantStoreOptions,
 } from "./options.js";
-export type { QdrantEnv } from "./options-check.js";
-export { QdrantStore } from "./qdrant-store.js";
-export { LAYOUT_VERSION } from "./schema.js";

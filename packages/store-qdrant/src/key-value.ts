@@ -1,21 +1,16 @@
-import type { KeyValueStore } from "@engram/core/driver";
-import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
+import { batches, type KeyValueStore, movedCacheEntry } from "@engram/core/driver";
+import type { Schemas } from "@qdrant/js-client-rest";
 import { recordsOfKind } from "./filter.js";
 import { recordPointId } from "./ids.js";
-import { scrollAll } from "./paging.js";
 import { cacheEntryOf, keyValueEntryOf, keyValuePoint } from "./points.js";
-import { RECORD_FIELDS } from "./schema.js";
-import { batches } from "./write-plan.js";
+import { type Caller, PAGE_SIZE, scrollPoints, upsertPoints } from "./requests.js";
 
 /** How the map reaches the records collection (calls retried and mapped to EngramErrors). */
 export interface RecordsAccess {
   readonly collection: string;
   readonly batchSize: number;
-  call<T>(action: string, fn: (client: QdrantClient) => Promise<T>): Promise<T>;
+  readonly call: Caller;
 }
-
-/** Ids per retrieve or delete request, and points per scroll page. */
-const IDS_PER_REQUEST = 1000;
 
 /**
  * The store's key → bytes map as `kind: "kv"` points of the records collection, keyed by a UUID of
@@ -29,7 +24,7 @@ export class QdrantKeyValue implements KeyValueStore {
   async get(keys: readonly string[]): Promise<Map<string, Uint8Array>> {
     const found = new Map<string, Uint8Array>();
     const { collection } = this.access;
-    for (const slice of batches([...new Set(keys)], IDS_PER_REQUEST)) {
+    for (const slice of batches(keys, PAGE_SIZE)) {
       const points = await this.access.call("read the key-value map", (client) =>
         client.retrieve(collection, {
           ids: slice.map((key) => recordPointId("kv", key)),
@@ -46,14 +41,9 @@ export class QdrantKeyValue implements KeyValueStore {
   }
 
   async set(entries: ReadonlyArray<readonly [key: string, value: Uint8Array]>): Promise<void> {
-    const latest = new Map(entries);
-    const { collection } = this.access;
-    const points = [...latest].map(([key, value]) => keyValuePoint(key, value));
-    for (const slice of batches(points, this.access.batchSize)) {
-      await this.access.call("write the key-value map", (client) =>
-        client.upsert(collection, { wait: true, points: slice }),
-      );
-    }
+    const { call, collection, batchSize } = this.access;
+    const points = [...new Map(entries)].map(([key, value]) => keyValuePoint(key, value));
+    await upsertPoints(call, "write the key-value map", collection, points, batchSize);
   }
 
   async count(prefix: string): Promise<number> {
@@ -79,7 +69,7 @@ export class QdrantKeyValue implements KeyValueStore {
       return gone;
     }
     const ids = await this.#idsWithPrefix(prefix);
-    for (const slice of batches(ids, IDS_PER_REQUEST)) {
+    for (const slice of batches(ids, PAGE_SIZE)) {
       await this.access.call("clear the key-value map", (client) =>
         client.delete(collection, { wait: true, points: slice }),
       );
@@ -89,22 +79,14 @@ export class QdrantKeyValue implements KeyValueStore {
 
   /**
    * Move layout 1's embedding cache points into key-value entries where core's cache finds them
-   * (`embedding/<generation>/<key>`, generation 0), then delete them: no text is embedded again
-   * after the upgrade. Called when the store opens.
+   * (`movedCacheEntry`), then delete them: no text is embedded again after the upgrade. Called
+   * when the store opens.
    */
   async moveEmbeddingCache(): Promise<void> {
     const { collection } = this.access;
-    const old = await this.#scroll(recordsOfKind("cache"), [
-      RECORD_FIELDS.key,
-      RECORD_FIELDS.vector,
-    ]);
+    const old = await this.#scroll(recordsOfKind("cache"), ["key", "vector"]);
     if (!old.length) return;
-    await this.set(
-      old.map((point) => {
-        const { key, vector } = cacheEntryOf(point.payload);
-        return [`embedding/0/${key}`, new Uint8Array(vector.buffer)] as const;
-      }),
-    );
+    await this.set(old.map(({ payload }) => movedCacheEntry(...cacheEntryOf(payload))));
     await this.access.call("move the embedding cache", (client) =>
       client.delete(collection, { wait: true, filter: recordsOfKind("cache") }),
     );
@@ -113,25 +95,15 @@ export class QdrantKeyValue implements KeyValueStore {
   /** Ids of the entries whose key starts with `prefix` (any prefix). */
   async #idsWithPrefix(prefix: string): Promise<Schemas["ExtendedPointId"][]> {
     const folder = prefix.slice(0, prefix.lastIndexOf("/") + 1);
-    const points = await this.#scroll(keysUnder(folder), [RECORD_FIELDS.key]);
+    const points = await this.#scroll(keysUnder(folder), ["key"]);
     return points
-      .filter((point) => String(point.payload?.[RECORD_FIELDS.key] ?? "").startsWith(prefix))
+      .filter((point) => String(point.payload?.key ?? "").startsWith(prefix))
       .map((point) => point.id);
   }
 
-  async #scroll(filter: Schemas["Filter"], fields: string[]): Promise<Schemas["Record"][]> {
-    const { collection } = this.access;
-    return scrollAll((offset) =>
-      this.access.call("read the key-value map", (client) =>
-        client.scroll(collection, {
-          filter,
-          limit: IDS_PER_REQUEST,
-          with_payload: fields,
-          with_vector: false,
-          ...(offset !== undefined ? { offset } : {}),
-        }),
-      ),
-    );
+  #scroll(filter: Schemas["Filter"], fields: string[]): Promise<Schemas["Record"][]> {
+    const { call, collection } = this.access;
+    return scrollPoints(call, "read the key-value map", collection, filter, fields);
   }
 }
 
@@ -145,7 +117,7 @@ export function keysUnder(folder: string): Schemas["Filter"] {
   const filter = recordsOfKind("kv");
   if (folder !== "") {
     (filter.must as Schemas["Condition"][]).push({
-      key: RECORD_FIELDS.keyFolders,
+      key: "key_folders",
       match: { value: folder },
     });
   }

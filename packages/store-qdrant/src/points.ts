@@ -6,127 +6,128 @@ import {
   type Tier,
 } from "@engram/core/driver";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { chunkPointId, recordPointId } from "./ids.js";
+import * as v from "valibot";
+import { DENSE_VECTOR, type RecordKind, SPARSE_VECTOR } from "./collections.js";
+import { chunkPointId, pathPrefixKeys, recordPointId } from "./ids.js";
 import type { Bm25Params } from "./options.js";
-import { pathPrefixKeys } from "./path-prefix.js";
-import { CHUNK_FIELDS, DENSE_VECTOR, RECORD_FIELDS, SPARSE_VECTOR } from "./schema.js";
 import { documentVector } from "./sparse.js";
+
+/**
+ * Points and their payloads, declared once: each payload's schema checks what a read returns, and
+ * its type checks what a write sends. Payload keys are stored in collections: never rename one.
+ */
 
 /** A point as upserted. */
 export type Point = Schemas["PointStruct"];
 /** A point's payload as Qdrant returns it. */
 export type Payload = Record<string, unknown> | null | undefined;
 
+/** The payload of a chunk point a search or read returns: everything the contract reads back. */
+const chunkRead = v.object({
+  chunk_id: v.string(),
+  path: v.string(),
+  source: v.string(),
+  tier: v.string(),
+  start_line: v.number(),
+  end_line: v.number(),
+  headings: v.array(v.string()),
+  text: v.string(),
+  hash: v.string(),
+});
+
 /**
- * Builds chunk points. Path prefix keys are computed once per path (a file's chunks share them).
+ * A chunk point's payload: what reads return, plus the keys of its path's prefixes (what a
+ * `pathPrefix` filter matches, see `pathPrefixKeys`) and whether it carries a dense vector.
  */
-export class ChunkPoints {
-  readonly #prefixes = new Map<string, number[]>();
+export type ChunkPayload = v.InferOutput<typeof chunkRead> & {
+  path_prefixes: number[];
+  embedded: boolean;
+};
 
-  constructor(private readonly bm25: Bm25Params) {}
+/** The payload keys a search or chunk read asks for. */
+export const CHUNK_READ_FIELDS: string[] = Object.keys(chunkRead.entries);
 
-  /**
-   * A chunk as a point: its payload, the dense vector when it has an embedding, the sparse BM25
-   * vector when it has terms. A point may carry neither (a chunk without terms or vector is stored
-   * and read back but never found by a search).
-   */
-  point(chunk: ChunkRecord): Point {
-    const vector: Record<string, Schemas["Vector"]> = {};
-    if (chunk.embedding) vector[DENSE_VECTOR] = Array.from(chunk.embedding);
-    const sparse = documentVector(chunk.terms, this.bm25);
-    if (sparse) vector[SPARSE_VECTOR] = sparse;
-    return {
-      id: chunkPointId(chunk.id),
-      vector,
-      payload: {
-        [CHUNK_FIELDS.id]: chunk.id,
-        [CHUNK_FIELDS.path]: chunk.path,
-        [CHUNK_FIELDS.pathPrefixes]: this.#prefixKeys(chunk.path),
-        [CHUNK_FIELDS.source]: chunk.source,
-        [CHUNK_FIELDS.tier]: chunk.tier,
-        [CHUNK_FIELDS.startLine]: chunk.startLine,
-        [CHUNK_FIELDS.endLine]: chunk.endLine,
-        [CHUNK_FIELDS.headings]: chunk.headings,
-        [CHUNK_FIELDS.text]: chunk.text,
-        [CHUNK_FIELDS.hash]: chunk.hash,
-        [CHUNK_FIELDS.embedded]: chunk.embedding !== null,
-      },
-    };
-  }
+/** Records-collection payloads by kind (each also has `kind`); `cache` is layout 1's, read once. */
+const records = {
+  file: v.object({
+    path: v.string(),
+    source: v.string(),
+    tier: v.string(),
+    hash: v.string(),
+    mtime_ms: v.number(),
+    size: v.number(),
+  }),
+  meta: v.object({ key: v.string(), value: v.string() }),
+  /** `bytes`: the value as base64; `key_folders`: the key's prefixes that end with "/". */
+  kv: v.object({ key: v.string(), bytes: v.string(), key_folders: v.array(v.string()) }),
+  cache: v.object({ key: v.string(), vector: v.array(v.number()) }),
+} satisfies Record<RecordKind, v.GenericSchema>;
 
-  #prefixKeys(path: string): number[] {
-    let keys = this.#prefixes.get(path);
-    if (!keys) {
-      keys = pathPrefixKeys(path);
-      if (this.#prefixes.size > 10_000) this.#prefixes.clear();
-      this.#prefixes.set(path, keys);
-    }
-    return keys;
-  }
+/** A payload of the records collection, of one kind. */
+export type RecordPayload<K extends RecordKind> = { kind: K } & v.InferOutput<(typeof records)[K]>;
+
+/**
+ * A chunk as a point: its payload, the dense vector when it has an embedding, the sparse BM25
+ * vector when it has terms. A point may carry neither (a chunk without terms or vector is stored
+ * and read back but never found by a search).
+ */
+export function chunkPoint(chunk: ChunkRecord, bm25: Bm25Params): Point {
+  const vector: Record<string, Schemas["Vector"]> = {};
+  if (chunk.embedding) vector[DENSE_VECTOR] = Array.from(chunk.embedding);
+  const sparse = documentVector(chunk.terms, bm25);
+  if (sparse) vector[SPARSE_VECTOR] = sparse;
+  const payload: ChunkPayload = {
+    chunk_id: chunk.id,
+    path: chunk.path,
+    path_prefixes: pathPrefixKeys(chunk.path),
+    source: chunk.source,
+    tier: chunk.tier,
+    start_line: chunk.startLine,
+    end_line: chunk.endLine,
+    headings: chunk.headings,
+    text: chunk.text,
+    hash: chunk.hash,
+    embedded: chunk.embedding !== null,
+  };
+  return { id: chunkPointId(chunk.id), vector, payload };
 }
 
 /** A chunk point's payload (as returned by a search, scroll or retrieve) as the stored chunk. */
 export function storedChunkOf(payload: Payload): StoredChunk {
-  const p = payloadOf(payload, "chunk");
+  const p = read(chunkRead, payload, "chunk");
   return {
-    id: text(p, CHUNK_FIELDS.id),
-    path: text(p, CHUNK_FIELDS.path),
-    source: text(p, CHUNK_FIELDS.source),
-    tier: text(p, CHUNK_FIELDS.tier) as Tier,
-    startLine: num(p, CHUNK_FIELDS.startLine),
-    endLine: num(p, CHUNK_FIELDS.endLine),
-    headings: strings(p, CHUNK_FIELDS.headings),
-    text: text(p, CHUNK_FIELDS.text),
-    hash: text(p, CHUNK_FIELDS.hash),
+    id: p.chunk_id,
+    path: p.path,
+    source: p.source,
+    tier: p.tier as Tier,
+    startLine: p.start_line,
+    endLine: p.end_line,
+    headings: p.headings,
+    text: p.text,
+    hash: p.hash,
   };
 }
 
 /** A file record as a point of the records collection (no vectors). */
 export function filePoint(file: FileRecord): Point {
-  return {
-    id: recordPointId("file", file.path),
-    vector: {},
-    payload: {
-      [RECORD_FIELDS.kind]: "file",
-      [RECORD_FIELDS.path]: file.path,
-      [RECORD_FIELDS.source]: file.source,
-      [RECORD_FIELDS.tier]: file.tier,
-      [RECORD_FIELDS.hash]: file.hash,
-      [RECORD_FIELDS.mtimeMs]: file.mtimeMs,
-      [RECORD_FIELDS.size]: file.size,
-    },
-  };
+  const { path, source, tier, hash, mtimeMs, size } = file;
+  return recordPoint("file", path, { path, source, tier, hash, mtime_ms: mtimeMs, size });
 }
 
 /** A file point's payload as the file record. */
 export function fileRecordOf(payload: Payload): FileRecord {
-  const p = payloadOf(payload, "file");
-  return {
-    path: text(p, RECORD_FIELDS.path),
-    source: text(p, RECORD_FIELDS.source),
-    tier: text(p, RECORD_FIELDS.tier) as Tier,
-    hash: text(p, RECORD_FIELDS.hash),
-    mtimeMs: num(p, RECORD_FIELDS.mtimeMs),
-    size: num(p, RECORD_FIELDS.size),
-  };
+  const { path, source, tier, hash, mtime_ms, size } = read(records.file, payload, "file");
+  return { path, source, tier: tier as Tier, hash, mtimeMs: mtime_ms, size };
 }
 
 /** A meta value as a point of the records collection. */
 export function metaPoint(key: string, value: string): Point {
-  return {
-    id: recordPointId("meta", key),
-    vector: {},
-    payload: {
-      [RECORD_FIELDS.kind]: "meta",
-      [RECORD_FIELDS.key]: key,
-      [RECORD_FIELDS.value]: value,
-    },
-  };
+  return recordPoint("meta", key, { key, value });
 }
 
 /** A meta point's value. */
 export function metaValueOf(payload: Payload): string {
-  return text(payloadOf(payload, "meta"), RECORD_FIELDS.value);
+  return read(records.meta, payload, "meta").value;
 }
 
 /**
@@ -135,18 +136,8 @@ export function metaValueOf(payload: Payload): string {
  * prefixes are counted and deleted by a filter.
  */
 export function keyValuePoint(key: string, value: Uint8Array): Point {
-  return {
-    id: recordPointId("kv", key),
-    vector: {},
-    payload: {
-      [RECORD_FIELDS.kind]: "kv",
-      [RECORD_FIELDS.key]: key,
-      [RECORD_FIELDS.bytes]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString(
-        "base64",
-      ),
-      [RECORD_FIELDS.keyFolders]: keyFolders(key),
-    },
-  };
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+  return recordPoint("kv", key, { key, bytes, key_folders: keyFolders(key) });
 }
 
 /** The prefixes of `key` that end with "/", shortest first. */
@@ -160,50 +151,35 @@ export function keyFolders(key: string): string[] {
 
 /** A key-value point's key and value. */
 export function keyValueEntryOf(payload: Payload): { key: string; value: Uint8Array } {
-  const p = payloadOf(payload, "key-value");
-  return {
-    key: text(p, RECORD_FIELDS.key),
-    value: new Uint8Array(Buffer.from(text(p, RECORD_FIELDS.bytes), "base64")),
-  };
+  const { key, bytes } = read(records.kv, payload, "key-value");
+  return { key, value: new Uint8Array(Buffer.from(bytes, "base64")) };
 }
 
 /** A layout-1 embedding cache point's key and vector (read once, to move it). */
-export function cacheEntryOf(payload: Payload): { key: string; vector: Float32Array } {
-  const p = payloadOf(payload, "cache");
-  const vector = p[RECORD_FIELDS.vector];
-  if (!Array.isArray(vector) || !vector.every((x) => typeof x === "number")) {
-    throw malformed("cache", RECORD_FIELDS.vector);
-  }
-  return { key: text(p, RECORD_FIELDS.key), vector: Float32Array.from(vector as number[]) };
+export function cacheEntryOf(payload: Payload): [key: string, vector: Float32Array] {
+  const { key, vector } = read(records.cache, payload, "cache");
+  return [key, Float32Array.from(vector)];
 }
 
-function payloadOf(payload: Payload, what: string): Record<string, unknown> {
-  if (!payload || typeof payload !== "object") throw malformed(what, "payload");
-  return payload;
+/** A vector-less point of the records collection, its id derived from its kind and key. */
+function recordPoint<K extends RecordKind>(
+  kind: K,
+  key: string,
+  payload: Omit<RecordPayload<K>, "kind">,
+): Point {
+  return { id: recordPointId(kind, key), vector: {}, payload: { kind, ...payload } };
 }
 
-function text(p: Record<string, unknown>, key: string): string {
-  const value = p[key];
-  if (typeof value !== "string") throw malformed("record", key);
-  return value;
-}
-
-function num(p: Record<string, unknown>, key: string): number {
-  const value = p[key];
-  if (typeof value !== "number") throw malformed("record", key);
-  return value;
-}
-
-function strings(p: Record<string, unknown>, key: string): string[] {
-  const value = p[key];
-  if (!Array.isArray(value) || !value.every((x) => typeof x === "string")) {
-    throw malformed("record", key);
-  }
-  return value as string[];
-}
-
-function malformed(what: string, key: string): EngramError {
-  return new EngramError(
+/** `payload` checked against `schema`. @throws EngramError `STORE_FAILED` naming the bad key. */
+function read<S extends v.GenericSchema>(
+  schema: S,
+  payload: Payload,
+  what: string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, payload);
+  if (result.success) return result.output;
+  const key = v.getDotPath(result.issues[0]) ?? "payload";
+  throw new EngramError(
     "STORE_FAILED",
     `A ${what} point in the Qdrant collection has no valid "${key}": the collection was not written by this engram store.`,
     {

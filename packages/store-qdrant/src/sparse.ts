@@ -1,5 +1,5 @@
 import { termFrequencyWeight } from "@engram/core/driver";
-import { murmur3 } from "./murmur3.js";
+import murmurhash from "murmurhash";
 import type { Bm25Params } from "./options.js";
 
 /** A Qdrant sparse vector: unique indices (ascending) and their weights. */
@@ -9,14 +9,17 @@ export interface SparseVector {
 }
 
 /**
- * The sparse index of an analysed term: its MurmurHash3 (32-bit, UTF-8). Qdrant's sparse indices
+ * The sparse index of an analysed term: the MurmurHash3 (x86, 32-bit, seed 0) of its UTF-8 bytes
+ * as an unsigned integer, from the `murmurhash` package — the hash Qdrant's own BM25 uses for
+ * token ids (it keeps the absolute value of the signed result; this keeps all 32 bits). Stable
+ * across platforms and releases, so a term maps to the same index in every process. Qdrant's sparse indices
  * are unsigned 32-bit, so distinct terms can share an index: with a vocabulary of V terms about
  * V² / 2³³ pairs collide (≈ 0.01 for 10,000 terms, ≈ 1 for 100,000, ≈ 116 for 1,000,000). Two
  * colliding terms behave as one: a query for either matches chunks holding the other, with the
  * IDF of the pair. Rare, and limited to those two terms.
  */
 export function termIndex(term: string): number {
-  return murmur3(term);
+  return murmurhash.v3(term);
 }
 
 /**

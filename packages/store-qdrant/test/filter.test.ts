@@ -1,3 +1,4 @@
+import { storeUpsert } from "@engram/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   chunksOfPaths,
@@ -6,8 +7,8 @@ import {
   searchFilter,
   staleChunks,
 } from "../src/filter.js";
+import { chunkPointId, pathPrefixKeys, prefixKey } from "../src/ids.js";
 import { keysUnder } from "../src/key-value.js";
-import { pathPrefixKeys, prefixKey } from "../src/path-prefix.js";
 
 /** Whether a chunk at `path` passes a `pathPrefix` filter, as Qdrant decides it (one key match). */
 const underPrefix = (path: string, prefix: string) =>
@@ -80,34 +81,26 @@ describe("path prefix keys", () => {
 
 describe("searchFilter", () => {
   it("does not restrict without fields or with an empty prefix", () => {
-    expect(searchFilter(undefined)).toEqual({ kind: "all" });
-    expect(searchFilter({})).toEqual({ kind: "all" });
-    expect(searchFilter({ pathPrefix: "" })).toEqual({ kind: "all" });
-  });
-
-  it("matches nothing for an empty tier or source list", () => {
-    expect(searchFilter({ tiers: [] })).toEqual({ kind: "none" });
-    expect(searchFilter({ sources: [], tiers: ["long"] })).toEqual({ kind: "none" });
+    expect(searchFilter(undefined)).toBeUndefined();
+    expect(searchFilter({})).toBeUndefined();
+    expect(searchFilter({ pathPrefix: "" })).toBeUndefined();
   });
 
   it("builds one must condition per field, on the indexed payload keys", () => {
     expect(
       searchFilter({ tiers: ["short", "mid"], sources: ["memory"], pathPrefix: "memory/" }),
     ).toEqual({
-      kind: "filter",
-      filter: {
-        must: [
-          { key: "tier", match: { any: ["short", "mid"] } },
-          { key: "source", match: { value: "memory" } },
-          { key: "path_prefixes", match: { value: prefixKey("memory/") } },
-        ],
-      },
+      must: [
+        { key: "tier", match: { any: ["short", "mid"] } },
+        { key: "source", match: { value: "memory" } },
+        { key: "path_prefixes", match: { value: prefixKey("memory/") } },
+      ],
     });
   });
 
   it("serialises to plain JSON (what the client sends)", () => {
-    const plan = searchFilter({ tiers: ["long"], pathPrefix: "记忆/" });
-    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+    const filter = searchFilter({ tiers: ["long"], pathPrefix: "记忆/" });
+    expect(JSON.parse(JSON.stringify(filter))).toEqual(filter);
   });
 });
 
@@ -116,14 +109,6 @@ describe("other filters", () => {
     expect(chunksOfPaths(["a.md"])).toEqual({ must: [{ key: "path", match: { value: "a.md" } }] });
     expect(chunksOfPaths(["a.md", "b.md"])).toEqual({
       must: [{ key: "path", match: { any: ["a.md", "b.md"] } }],
-    });
-    expect(staleChunks(["a.md"], ["id-1", "id-2"])).toEqual({
-      must: [{ key: "path", match: { value: "a.md" } }],
-      must_not: [{ has_id: ["id-1", "id-2"] }],
-    });
-    // A file re-written without chunks loses all of them.
-    expect(staleChunks(["a.md"], [])).toEqual({
-      must: [{ key: "path", match: { value: "a.md" } }],
     });
   });
 
@@ -146,5 +131,51 @@ describe("other filters", () => {
         { key: "key_folders", match: { value: "embedding/3/" } },
       ],
     });
+  });
+});
+
+describe("staleChunks", () => {
+  const chunked = (path: string, n: number) =>
+    storeUpsert(
+      path,
+      Array.from({ length: n }, (_, i): [number, string[]] => [i + 1, ["t"]]),
+    );
+  const ids = (...upserts: ReturnType<typeof chunked>[]) =>
+    upserts.flatMap((u) => u.chunks.map((c) => chunkPointId(c.id)));
+
+  it("keeps the new points of re-written files and drops the rest of their chunks", () => {
+    const a = chunked("a.md", 2);
+    expect(staleChunks([a], 1000)).toEqual([
+      { must: [{ key: "path", match: { value: "a.md" } }], must_not: [{ has_id: ids(a) }] },
+    ]);
+    // A file re-written without chunks loses all of them.
+    expect(staleChunks([chunked("empty.md", 0)], 5)).toEqual([
+      { must: [{ key: "path", match: { value: "empty.md" } }] },
+    ]);
+    expect(staleChunks([], 5)).toEqual([]);
+  });
+
+  it("groups files so no request keeps more than maxIds ids", () => {
+    const [a, b, c, d] = [
+      chunked("a.md", 3),
+      chunked("b.md", 2),
+      chunked("c.md", 4),
+      chunked("d.md", 0),
+    ];
+    const filters = staleChunks([a, b, c, d], 5);
+    expect(filters.map((f) => f.must)).toEqual([
+      [{ key: "path", match: { any: ["a.md", "b.md"] } }],
+      [{ key: "path", match: { any: ["c.md", "d.md"] } }],
+    ]);
+    expect(filters[0]?.must_not).toEqual([{ has_id: ids(a, b) }]);
+  });
+
+  it("gives a file larger than maxIds a filter of its own", () => {
+    const filters = staleChunks([chunked("a.md", 1), chunked("big.md", 7), chunked("c.md", 1)], 5);
+    expect(filters.map((f) => f.must)).toEqual([
+      [{ key: "path", match: { value: "a.md" } }],
+      [{ key: "path", match: { value: "big.md" } }],
+      [{ key: "path", match: { value: "c.md" } }],
+    ]);
   });
 });

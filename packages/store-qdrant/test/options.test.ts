@@ -7,7 +7,7 @@ import {
   defaultCollectionName,
   qdrantStore,
 } from "../src/index.js";
-import { resolveOptions } from "../src/options-check.js";
+import { resolveOptions } from "../src/options.js";
 
 const expectConfigError = (fn: () => unknown, pattern: RegExp) => {
   let caught: unknown;
@@ -72,6 +72,19 @@ describe("resolveOptions", () => {
     expectConfigError(() => untyped({ url: 6333 }), /url/);
     expectConfigError(() => untyped({ exactVectorSearch: "yes" }), /exactVectorSearch/);
     expectConfigError(() => untyped({ collection: 5 }), /collection name/);
+    expectConfigError(() => untyped({ bm25: { k: 1 } }), /bm25\.k .*no such option/);
+  });
+
+  it("the factory refuses unknown and bad options when the config is read", () => {
+    expectConfigError(
+      () => qdrantStore({ colection: "x" } as never, {}),
+      /colection.*no such option/,
+    );
+    expectConfigError(
+      () => qdrantStore({ batchSize: -1 }, {}),
+      /batchSize is -1; it must be a whole number ≥ 1/,
+    );
+    expect(() => qdrantStore({ bm25: { avgTerms: 128 }, retry: { retries: 0 } }, {})).not.toThrow();
   });
 });
 

@@ -1,6 +1,6 @@
 import { EngramError } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
-import { type Page, type PointId, scrollAll } from "../src/paging.js";
+import { type Page, type PointId, scrollAll } from "../src/requests.js";
 
 /** A scroll over `ids` in pages of `size`, cursor = the next page's first id (as Qdrant does). */
 function pages(ids: PointId[], size: number) {

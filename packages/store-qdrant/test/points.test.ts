@@ -1,12 +1,11 @@
 import { EngramError } from "@engram/core/driver";
 import { storeUpsert } from "@engram/core/testing";
 import { describe, expect, it } from "vitest";
-import { chunkPointId, recordPointId, uuidFor } from "../src/ids.js";
+import { chunkPointId, prefixKey, recordPointId, uuidFor } from "../src/ids.js";
 import { DEFAULT_BM25 } from "../src/options.js";
-import { prefixKey } from "../src/path-prefix.js";
 import {
-  ChunkPoints,
   cacheEntryOf,
+  chunkPoint,
   filePoint,
   fileRecordOf,
   keyFolders,
@@ -29,6 +28,16 @@ describe("point ids", () => {
     expect(chunkPointId("abc")).toBe(chunkPointId("abc"));
     expect(chunkPointId("abc")).not.toBe(chunkPointId("abd"));
     expect(uuidFor("")).toMatch(UUID);
+  });
+
+  it("never change: existing collections are addressed by them", () => {
+    // Pinned from the hand-written RFC 9562 v5 code these ids were first made with.
+    expect(uuidFor("")).toBe("685899d6-59fd-5a63-a97f-b5c1eab346b3");
+    expect(chunkPointId("abc")).toBe("d5cad20f-edbc-54de-8c24-fb46b31294a8");
+    expect(recordPointId("file", "memory/2026-01-02.md")).toBe(
+      "d92aaea4-684a-579f-acd9-b762b1ed7846",
+    );
+    expect(recordPointId("kv", "embedding/0/x")).toBe("9be8378b-2a12-520e-bcdd-c04845dfe30c");
   });
 
   it("differ between kinds for the same key", () => {
@@ -54,7 +63,7 @@ describe("chunk points", () => {
   };
 
   it("carry both vectors and a payload that reads back as the stored chunk", () => {
-    const point = wire(new ChunkPoints(DEFAULT_BM25).point(chunk));
+    const point = wire(chunkPoint(chunk, DEFAULT_BM25));
     expect(point.id).toBe(chunkPointId(chunk.id));
     const { terms: _t, embedding: _e, ...stored } = chunk;
     expect(storedChunkOf(point.payload)).toEqual(stored);
@@ -67,7 +76,7 @@ describe("chunk points", () => {
 
   it("leave out the vectors a chunk does not have", () => {
     const plain = { ...chunk, embedding: null, terms: [] };
-    const point = new ChunkPoints(DEFAULT_BM25).point(plain);
+    const point = chunkPoint(plain, DEFAULT_BM25);
     expect(point.vector).toEqual({});
     expect(point.payload?.embedded).toBe(false);
   });
@@ -122,9 +131,9 @@ describe("record points", () => {
       vector: [0.5, -1, 3],
       last_used: 7,
     };
-    const entry = cacheEntryOf(wire({ id: 1, vector: {}, payload }).payload);
-    expect(entry.key).toBe("openai:small:3:abc");
-    expect(Array.from(entry.vector)).toEqual([0.5, -1, 3]);
+    const [key, vector] = cacheEntryOf(wire({ id: 1, vector: {}, payload }).payload);
+    expect(key).toBe("openai:small:3:abc");
+    expect(Array.from(vector)).toEqual([0.5, -1, 3]);
     expect(() => cacheEntryOf({ kind: "cache", key: "k", vector: "x" })).toThrow(/vector/);
   });
 });

@@ -1,7 +1,11 @@
 import type { Schemas } from "@qdrant/js-client-rest";
 import { describe, expect, it } from "vitest";
-import { missingIndexes } from "../src/collections.js";
-import { chunkCollectionConfig, chunkCollectionShape, RECORD_INDEXES } from "../src/schema.js";
+import {
+  chunkCollectionConfig,
+  chunkCollectionShape,
+  missingIndexes,
+  RECORD_INDEXES,
+} from "../src/collections.js";
 
 /** Collection info as Qdrant reports it, with only the parts the store reads. */
 const info = (params: Partial<Schemas["CollectionParams"]>) =>

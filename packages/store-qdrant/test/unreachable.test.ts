@@ -29,7 +29,7 @@ describe("a store whose server does not answer (a real refused connection)", () 
     const error = failure as EngramError;
     expect(error.code).toBe("STORE_FAILED");
     expect(error.message).toContain(url);
-    expect(error.message).toContain("did not answer");
+    expect(error.message).toContain("did not answer (fetch failed: ECONNREFUSED)");
     expect(error.hint).toContain("docker run -p 6333:6333 qdrant/qdrant");
     // Not initialised: every call says so instead of sending requests.
     await expect(store.getMeta("k")).rejects.toMatchObject({ code: "STORE_FAILED" });

@@ -2,6 +2,7 @@ import { EngramError } from "../errors.js";
 import { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
 import { compareChunkOrder, compareHits, completeTopK } from "./chunk-order.js";
 import type { KeyValueStore, MemoryStore, StoreCapabilities } from "./contract.js";
+import { matchesNothing } from "./filter.js";
 import type {
   ChunkRecord,
   FileRecord,
@@ -37,7 +38,8 @@ export interface CheckedBatch {
  * turning backend errors into `EngramError`s (through {@link StoreDriver.failure}).
  *
  * Methods are called only while the store is open, with checked arguments: `limit` ≥ 1, `terms`
- * unique and non-empty, a query vector of `dims()` dimensions, `dims` a positive integer or null.
+ * unique and non-empty, a query vector of `dims()` dimensions (not all zeros), a filter that can
+ * match (no empty `tiers` or `sources` list), `dims` a positive integer or null.
  */
 export interface StoreDriver {
   /** Driver name shown by `engram status` (e.g. `sqlite`). */
@@ -229,6 +231,7 @@ class DefinedStore implements MemoryStore {
       const unique = [...new Set(terms)].filter((term) => typeof term === "string" && term !== "");
       const limit = resultLimit(k);
       if (!unique.length || limit === 0 || !this.capabilities.fulltext) return [];
+      if (matchesNothing(filter)) return [];
       return this.#top(limit, (n) => this.#driver.searchText(unique, n, filter));
     });
   }
@@ -240,7 +243,8 @@ class DefinedStore implements MemoryStore {
       if (dims === null) return [];
       assertQueryDims(vector, dims);
       const limit = resultLimit(k);
-      if (limit === 0) return [];
+      // A zero vector has no direction: nothing is near it.
+      if (limit === 0 || matchesNothing(filter) || vector.every((x) => x === 0)) return [];
       return this.#top(limit, (n) => this.#driver.searchVector(vector, n, filter));
     });
   }

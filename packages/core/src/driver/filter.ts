@@ -24,6 +24,11 @@ export function compileLabelFilter(filter: SearchFilter | undefined): LabelPredi
   return (tier, source) => (!tiers || tiers.has(tier)) && (!sources || sources.has(source));
 }
 
+/** True when `filter` keeps no chunk at all: an empty `tiers` or `sources` list. */
+export function matchesNothing(filter: SearchFilter | undefined): boolean {
+  return filter?.tiers?.length === 0 || filter?.sources?.length === 0;
+}
+
 /**
  * `filter` as a predicate on chunks, for drivers that filter in memory; undefined when it
  * restricts nothing. An empty `tiers` or `sources` list matches nothing; `pathPrefix` is a

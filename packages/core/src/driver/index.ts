@@ -16,7 +16,12 @@
  */
 
 export type { JsonSchema } from "../agent/tool-schema.js";
-export { bytesToVector, EmbeddingCache, vectorToBytes } from "../embedding/cache.js";
+export {
+  bytesToVector,
+  EmbeddingCache,
+  movedCacheEntry,
+  vectorToBytes,
+} from "../embedding/cache.js";
 export type { Embedder } from "../embedding/embedder.js";
 export {
   classifyHttpFailure,
@@ -112,6 +117,7 @@ export {
   type LockHolder,
   thisProcess,
 } from "../workspace/lock-holder.js";
+export { batches } from "./batches.js";
 export {
   assertChunksFit,
   assertQueryDims,
@@ -133,11 +139,21 @@ export {
   type StoreDriver,
 } from "./define-store.js";
 export {
+  errorSummary,
+  type NewerLayout,
+  newerLayoutError,
+  type StoreFailure,
+  storeFailedError,
+  type TransportFailure,
+  transportFailure,
+} from "./failures.js";
+export {
   type ChunkPredicate,
   compileFilter,
   compileLabelFilter,
   type Filterable,
   type LabelPredicate,
+  matchesNothing,
 } from "./filter.js";
 export type * from "./records.js";
 export {
@@ -148,3 +164,9 @@ export {
   takeRecoveries,
 } from "./recovery.js";
 export { storeClosedError, storeNotInitialisedError } from "./state-errors.js";
+export {
+  type OptionsIssue,
+  type OptionsResult,
+  type OptionsSchema,
+  parseStoreOptions,
+} from "./store-options.js";

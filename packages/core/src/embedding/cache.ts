@@ -164,6 +164,16 @@ function generationPrefix(generation: number): string {
   return `${PREFIX}${generation}/`;
 }
 
+/**
+ * The key-value entry under which {@link EmbeddingCache} finds `vector` for `key`: what a store
+ * writes when it moves the embedding cache of one of its older layouts into its key-value map, so
+ * no text is embedded again after the upgrade (the entry lands in generation 0, which the next
+ * generations age out like any other).
+ */
+export function movedCacheEntry(key: string, vector: Float32Array): readonly [string, Uint8Array] {
+  return [entryKey(0, key), vectorToBytes(vector)];
+}
+
 function entryKey(generation: number, key: string): string {
   return `${generationPrefix(generation)}${key}`;
 }

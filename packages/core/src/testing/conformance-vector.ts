@@ -106,6 +106,11 @@ export function vectorSearchSection(name: string, h: Harness): void {
       expect(await store.searchVector(q(1, 0, 0, 0), 10, { tiers: [] })).toEqual([]);
     });
 
+    it("finds nothing near a zero vector (it has no direction)", async (context) => {
+      const { store } = await seeded(h, context, name);
+      expect(await store.searchVector(q(0, 0, 0, 0), 10)).toEqual([]);
+    });
+
     it("filters by path prefix", async (context) => {
       const { store } = await seeded(h, context, name);
       const other = await store.searchVector(q(1, 0, 0, 0), 1, { pathPrefix: "other/" });

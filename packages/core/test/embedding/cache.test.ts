@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { KeyValueStore } from "../../src/driver/contract.js";
-import { bytesToVector, EmbeddingCache, vectorToBytes } from "../../src/embedding/cache.js";
+import {
+  bytesToVector,
+  EmbeddingCache,
+  movedCacheEntry,
+  vectorToBytes,
+} from "../../src/embedding/cache.js";
 
 /** A plain key → bytes map, the capability stores provide (store-memory's is the same). */
 function mapKeyValue(map = new Map<string, Uint8Array>()): KeyValueStore & { map: typeof map } {
@@ -35,6 +40,14 @@ describe("EmbeddingCache over a key → bytes map", () => {
     const unaligned = new Uint8Array(17);
     unaligned.set(vectorToBytes(vector), 1);
     expect(Array.from(bytesToVector(unaligned.subarray(1)))).toEqual([1.5, -2, 3.25, 0]);
+  });
+
+  it("finds a vector a store moved out of an older layout with movedCacheEntry", async () => {
+    const kv = mapKeyValue();
+    await kv.set([movedCacheEntry("openai:small:3:用户", vec(0.5, -1, 2))]);
+    const found = await new EmbeddingCache(kv).get(["openai:small:3:用户", "missing"]);
+    expect([...found.keys()]).toEqual(["openai:small:3:用户"]);
+    expect(Array.from(found.get("openai:small:3:用户") ?? [])).toEqual([0.5, -1, 2]);
   });
 
   it("finds what was set, with Chinese and odd keys, and leaves other keys of the map alone", async () => {

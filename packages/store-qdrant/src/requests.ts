@@ -1,32 +1,31 @@
 import {
+  batches,
   EmbeddingError,
   EngramError,
   embeddingErrorFromHttp,
+  errorSummary,
   isEmbeddingError,
   isEngramError,
   type RetryPolicy,
+  storeFailedError,
+  transportFailure,
   withRetry,
 } from "@engram/core/driver";
+import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
+
+/** Points per scroll page (and the most ids the driver puts in one request). */
+export const PAGE_SIZE = 1000;
+
+/**
+ * Requests to the server: each retried by core's `withRetry` while it may still succeed, a final
+ * failure turned into `STORE_FAILED` with a fix, and scrolls read page by page.
+ */
+
+/** Runs one client call with retries, failures as EngramErrors (the driver's `#call`). */
+export type Caller = <T>(action: string, fn: (client: QdrantClient) => Promise<T>) => Promise<T>;
 
 /** Provider name on the retryable errors handed to core's `withRetry`. */
 const PROVIDER = "qdrant";
-
-/** Error codes of a connection that failed before any HTTP response. */
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "EPIPE",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_CLOSED",
-]);
 
 /** What a failed Qdrant call was: an HTTP status (with its message), a network failure, or other. */
 export type Failure =
@@ -39,11 +38,10 @@ export type Failure =
  * Classify an error thrown by `@qdrant/js-client-rest`: its `ApiError` (a `status`, `headers` and
  * a JSON body whose `status.error` says what went wrong), `QdrantClientResourceExhaustedError`
  * (429 with Retry-After), `QdrantClientUnexpectedResponseError` (status only in its message),
- * `QdrantClientTimeoutError`, or a fetch failure (`TypeError: fetch failed` with a socket error code
- * in its cause).
+ * `QdrantClientTimeoutError`, or a failure before any answer (core's `transportFailure`).
  */
 export function classify(error: unknown): Failure {
-  const message = messageOf(error);
+  const message = errorSummary(error);
   if (error instanceof Error && error.name === "QdrantClientTimeoutError") {
     return { kind: "timeout", message };
   }
@@ -56,17 +54,20 @@ export function classify(error: unknown): Failure {
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === "number" && status >= 100) {
     const raw = (error as { headers?: unknown }).headers;
+    const body = (error as { data?: { status?: { error?: unknown } } }).data?.status?.error;
     return {
       kind: "http",
       status,
-      message: bodyMessage((error as { data?: unknown }).data) ?? message,
+      message: typeof body === "string" && body.trim() ? body.trim() : message,
       headers: raw instanceof Headers ? raw : undefined,
     };
   }
   const unexpected = /^Unexpected Response: (\d{3})/.exec(message);
   if (unexpected) return { kind: "http", status: Number(unexpected[1]), message };
-  if (isNetworkError(error)) return { kind: "network", message };
-  return { kind: "other", message };
+  const transport = transportFailure(error);
+  if (!transport) return { kind: "other", message };
+  const { kind, code } = transport;
+  return { kind, message: code && !message.includes(code) ? `${message}: ${code}` : message };
 }
 
 /**
@@ -78,11 +79,12 @@ export function retryableError(error: unknown): EmbeddingError | undefined {
   const failure = classify(error);
   let retryable: EmbeddingError | undefined;
   if (failure.kind === "http") {
+    const { status, message, headers } = failure;
     retryable = embeddingErrorFromHttp({
       provider: PROVIDER,
-      status: failure.status,
-      message: failure.message,
-      headers: failure.headers,
+      status,
+      message,
+      headers,
       cause: error,
     });
   } else if (failure.kind === "network" || failure.kind === "timeout") {
@@ -102,18 +104,10 @@ export async function call<T>(
   fn: () => Promise<T>,
   hooks: Parameters<typeof withRetry>[2] = {},
 ): Promise<T> {
+  const attempt = () =>
+    fn().catch((error: unknown) => Promise.reject(retryableError(error) ?? error));
   try {
-    return await withRetry(
-      async () => {
-        try {
-          return await fn();
-        } catch (error) {
-          throw retryableError(error) ?? error;
-        }
-      },
-      policy,
-      hooks,
-    );
+    return await withRetry(attempt, policy, hooks);
   } catch (error) {
     throw storeError(error, where, action);
   }
@@ -132,11 +126,13 @@ export function storeError(
   if (isEngramError(cause)) return cause;
   const failure = classify(cause);
   const fail = (problem: string, hint: string) =>
-    new EngramError(
-      "STORE_FAILED",
-      `Could not ${action}: ${problem} (Qdrant at ${where.url}, collection ${where.collection}).`,
-      { hint, cause },
-    );
+    storeFailedError({
+      action,
+      problem,
+      where: `Qdrant at ${where.url}, collection ${where.collection}`,
+      hint,
+      cause,
+    });
   switch (failure.kind) {
     case "network":
       return fail(
@@ -172,23 +168,77 @@ export function storeError(
   }
 }
 
-function isNetworkError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
-    if (e instanceof TypeError && /fetch failed|network/i.test(e.message)) return true;
-    e = (e as { cause?: unknown }).cause;
+/** A point id, or a scroll cursor (Qdrant's `next_page_offset`). */
+export type PointId = Schemas["ExtendedPointId"];
+
+/** One page of a scroll: its points and the cursor of the next page (null/undefined: last page). */
+export interface Page<T> {
+  points: T[];
+  next_page_offset?: PointId | null | Record<string, unknown>;
+}
+
+/**
+ * Every point of a scroll, page after page: `fetch(offset)` gets the page starting at `offset`
+ * (undefined for the first). Stops at the page without a next cursor. A cursor that comes back a
+ * second time would loop forever, so it fails instead.
+ * @throws EngramError `STORE_FAILED` when the server repeats a cursor.
+ */
+export async function scrollAll<T>(
+  fetch: (offset: PointId | undefined) => Promise<Page<T>>,
+): Promise<T[]> {
+  const all: T[] = [];
+  const seen = new Set<string>();
+  let offset: PointId | undefined;
+  for (;;) {
+    const page = await fetch(offset);
+    all.push(...page.points);
+    const next = page.next_page_offset;
+    if (next === null || next === undefined) return all;
+    const key = `${typeof next}:${typeof next === "object" ? JSON.stringify(next) : next}`;
+    if ((typeof next !== "string" && typeof next !== "number") || seen.has(key)) {
+      throw new EngramError(
+        "STORE_FAILED",
+        `Qdrant returned the scroll cursor ${key.slice(key.indexOf(":") + 1)} twice (or one that is not a point id); stopped reading.`,
+        {
+          hint: "Check the Qdrant server's health and version; engram needs Qdrant 1.10 or later.",
+        },
+      );
+    }
+    seen.add(key);
+    offset = next;
   }
-  return false;
 }
 
-function bodyMessage(data: unknown): string | undefined {
-  const error = (data as { status?: { error?: unknown } } | null)?.status?.error;
-  return typeof error === "string" && error.trim() ? error.trim() : undefined;
+/** Every point of `collection` matching `filter`, page by page, with the `payload` asked for. */
+export function scrollPoints(
+  call: Caller,
+  action: string,
+  collection: string,
+  filter: Schemas["Filter"],
+  payload: true | string[],
+): Promise<Schemas["Record"][]> {
+  return scrollAll((offset) =>
+    call(action, (client) =>
+      client.scroll(collection, {
+        filter,
+        limit: PAGE_SIZE,
+        with_payload: payload,
+        with_vector: false,
+        ...(offset !== undefined ? { offset } : {}),
+      }),
+    ),
+  );
 }
 
-function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = message.split("\n", 1)[0] ?? message;
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+/** Upsert `points` in batches of `batchSize`, each applied before the next is sent. */
+export async function upsertPoints(
+  call: Caller,
+  action: string,
+  collection: string,
+  points: readonly Schemas["PointStruct"][],
+  batchSize: number,
+): Promise<void> {
+  for (const slice of batches(points, batchSize)) {
+    await call(action, (client) => client.upsert(collection, { wait: true, points: slice }));
+  }
 }

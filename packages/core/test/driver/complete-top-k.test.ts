@@ -1,6 +1,10 @@
-import type { StoreHit } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
-import { topK } from "../src/ranking.js";
+import { compareHits, completeTopK } from "../../src/driver/chunk-order.js";
+import type { StoreHit } from "../../src/driver/records.js";
+
+/** The best `k` hits in the contract's order, as `defineStore` asks a driver without complete ties. */
+const topK = (k: number, fetch: (limit: number) => Promise<StoreHit[]>) =>
+  completeTopK(k, fetch, compareHits);
 
 const hit = (path: string, startLine: number, score: number): StoreHit => ({
   chunk: {
@@ -18,7 +22,7 @@ const hit = (path: string, startLine: number, score: number): StoreHit => ({
 });
 
 /**
- * A source like Qdrant's top-k: the best `limit` hits, but which members of a tie at the cut-off
+ * A source like Qdrant's or LanceDB's top-k: the best `limit` hits, but which members of a tie at the cut-off
  * make it is arbitrary (here: the last-written ones, the worst case for the contract's order).
  */
 function source(all: StoreHit[]) {
@@ -33,7 +37,7 @@ function source(all: StoreHit[]) {
 
 const where = (hits: StoreHit[]) => hits.map((h) => `${h.chunk.path}:${h.chunk.startLine}`);
 
-describe("topK", () => {
+describe("completeTopK", () => {
   it("orders by score, then path and start line", async () => {
     const { fetch, limits } = source([
       hit("b.md", 1, 0.5),

@@ -5,7 +5,7 @@ import {
   QdrantClientUnexpectedResponseError,
 } from "@qdrant/js-client-rest";
 import { describe, expect, it } from "vitest";
-import { call, classify, retryableError, storeError } from "../src/errors.js";
+import { call, classify, retryableError, storeError } from "../src/requests.js";
 
 /** The shape of the client's `ApiError` (status, headers, JSON body), which it does not export. */
 function apiError(status: number, error: string, headers: Record<string, string> = {}) {
