@@ -239,14 +239,15 @@ export async function search(
   const lineTerms = memoised(analyzer.termsAmong?.(queryTerms) ?? termsOf);
   // Only a chunk longer than a snippet is cut, by these weights: none, no weights to compute.
   let lineWeights: Map<string, number> | undefined;
-  const weightsFor = (text: string) =>
-    text.length > config.snippetChars
-      ? (lineWeights ??= lineTermWeights(
-          chosen.map((c) => c.chunk.text),
-          queryTerms,
-          lineTerms,
-        ))
-      : undefined;
+  const weightsFor = (text: string) => {
+    if (text.length <= config.snippetChars) return undefined;
+    lineWeights ??= lineTermWeights(
+      chosen.map((c) => c.chunk.text),
+      queryTerms,
+      lineTerms,
+    );
+    return lineWeights;
+  };
   const degraded = degradedReason !== undefined;
   const results: SearchResult[] = chosen.map((c) => {
     const snippet = cutSnippet(
