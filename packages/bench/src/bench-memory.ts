@@ -2,6 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openMemory, storeFromConfig } from "@engram/cli";
 import { createMemory, type Embedder, loadConfig, type Memory } from "@engram/core";
+import { withMemoryIndexFactory } from "@engram/core/driver";
 import { loadEmbedderModule } from "./embedder-module.js";
 import { type FileCachedEmbedder, fileCachedEmbedder } from "./embedding-file-cache.js";
 
@@ -9,17 +10,20 @@ import { type FileCachedEmbedder, fileCachedEmbedder } from "./embedding-file-ca
 export const DEFAULT_EMBEDDING_CACHE = join(tmpdir(), "engram-bench-embeddings");
 
 /**
- * Open a bench workspace's memory as the CLI would (config, store from `ENGRAM_STORE` or the
- * config), with `embedder` instead of the configured providers when one is given.
+ * Open a bench workspace's memory as a long-lived CLI process would (config, store from
+ * `ENGRAM_STORE` or the config, core's in-memory index in front), with `embedder` instead of the
+ * configured providers when one is given.
  */
 export async function openBenchMemory(ws: string, embedder?: Embedder): Promise<Memory> {
-  if (!embedder) return openMemory(ws);
+  if (!embedder) return openMemory(ws, { longLived: true });
   const config = await loadConfig(ws);
   return createMemory({
     workspace: ws,
     config,
     readConfigFile: false,
-    store: await storeFromConfig(config, process.env.ENGRAM_STORE || undefined),
+    store: withMemoryIndexFactory(
+      await storeFromConfig(config, process.env.ENGRAM_STORE || undefined),
+    ),
     embedder,
   });
 }

@@ -13,6 +13,7 @@ import {
   type MemoryStore,
   type SearchMode,
 } from "@engram/core";
+import { type MemoryIndexedStore, withMemoryIndexFactory } from "@engram/core/driver";
 import { scanWorkspace } from "@engram/core/internal";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { type FirstQuery, firstQueries } from "./first-query.js";
@@ -342,14 +343,19 @@ async function coldSyncs(
   };
 }
 
-/** Open the workspace with `job.store` and `embedder` (null: keyword only), as the CLI would. */
+/**
+ * Open the workspace with `job.store` and `embedder` (null: keyword only), as a long-lived CLI
+ * process (`engram watch`, `mcp`, `ui`) would: with core's in-memory index in front of the store
+ * (`withMemoryIndex`). The warm search figures measure that; the first query of a new process
+ * (`first-query.ts`) measures the store alone, as a one-shot command runs it.
+ */
 async function open(job: PerfJob, embedder: Embedder | null): Promise<Memory> {
   const config = await loadConfig(job.workspace);
   return createMemory({
     workspace: job.workspace,
     config,
     readConfigFile: false,
-    store: await storeFromConfig(config, job.store),
+    store: withMemoryIndexFactory(await storeFromConfig(config, job.store)),
     embedder,
   });
 }
@@ -366,7 +372,7 @@ async function latency<T>(
   options: { warm?: boolean; store?: MemoryStore; before?: (input: T, run: number) => void } = {},
 ): Promise<Latency> {
   if (options.warm !== false) for (const input of inputs) await fn(input);
-  await options.store?.settled?.();
+  await (options.store as Partial<MemoryIndexedStore> | undefined)?.indexReady?.();
   const stats = {
     p50: [] as number[],
     p95: [] as number[],

@@ -41,9 +41,12 @@ export function perfMarkdown(report: PerfReport): string {
     "",
     "## Search latency, p50 / p95",
     "",
-    "Through `Memory.search` (the path the CLI and agent tools use), default settings (6 results). " +
-      "The last columns are the store's own primitive query for the same pool (BM25 terms, k-NN " +
-      "vector) measured in the same run: the floor engram's search sits on.",
+    "Through `Memory.search` (the path the CLI and agent tools use), default settings (6 results), " +
+      "warm: as a long-lived process (`engram watch`, `mcp`, `ui`) searches, with core's in-memory " +
+      "index in front of the store (`withMemoryIndex`, loaded before timing). " +
+      "The last columns are that primitive query for the same pool (BM25 terms, k-NN " +
+      "vector) measured in the same run: the floor engram's search sits on. A one-shot command " +
+      "searches the store alone: see the first query in a new process below.",
     "",
     "| store | chunks | keyword | vector | hybrid (weighted) | hybrid (RRF) | store BM25 query | store vector query |",
     "|---|--:|--:|--:|--:|--:|--:|--:|",

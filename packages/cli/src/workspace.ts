@@ -11,6 +11,7 @@ import {
   MEMORY_FILE,
   type Memory,
 } from "@engram/core";
+import { withMemoryIndexFactory } from "@engram/core/driver";
 import { LANGUAGE_MODELS, PROVIDERS, RERANKERS, storeFromConfig } from "./drivers.js";
 
 /** The workspace folder: `--workspace`, else `ENGRAM_WORKSPACE`, else the current folder. */
@@ -33,6 +34,12 @@ export async function openMemory(
     store?: string | undefined;
     /** Another store's key-value map to read cached embeddings from (see `reindex --to`). */
     cacheFrom?: KeyValueStore | undefined;
+    /**
+     * A process that stays up and searches many times (`watch`, `mcp`, `ui`): core's in-memory
+     * index goes in front of the store (`withMemoryIndex`), loading in the background on the first
+     * search. One-shot commands leave it out: they would pay for a load they never use.
+     */
+    longLived?: boolean;
   } = {},
 ): Promise<Memory> {
   const info = await stat(dir).catch(() => undefined);
@@ -52,11 +59,15 @@ export async function openMemory(
     );
   }
   const config = await loadConfig(dir);
+  const store = await storeFromConfig(
+    config,
+    options.store ?? (process.env.ENGRAM_STORE || undefined),
+  );
   return createMemory({
     workspace: dir,
     config,
     readConfigFile: false,
-    store: await storeFromConfig(config, options.store ?? (process.env.ENGRAM_STORE || undefined)),
+    store: options.longLived ? withMemoryIndexFactory(store) : store,
     providers: PROVIDERS,
     rerankers: RERANKERS,
     languageModels: LANGUAGE_MODELS,

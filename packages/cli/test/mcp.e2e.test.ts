@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MEMORY_TOOL_DEFINITIONS } from "@engram/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { engram, eventually } from "./helpers.js";
 import { connectStdio, json, runCleanups, workspace } from "./mcp-client.js";
 
 afterEach(runCleanups);
@@ -65,6 +66,31 @@ describe("engram mcp (stdio): tools", () => {
     expect(got.text).toBe("部署计划：周五上线，回滚方案已准备。");
     expect(await readFile(join(ws, where.path), "utf8")).toContain("部署计划");
     expect(stderr()).toMatch(/engram mcp: serving/);
+  });
+
+  it("searches from core's in-memory index and sees what another process indexed meanwhile", async () => {
+    const ws = await workspace(FILES);
+    // No watcher: only the index tells this server about the other process's note.
+    const { call } = await connectStdio(ws, ["--no-watch"]);
+    const search = async (query: string) =>
+      json(await call("memory_search", { query, minScore: 0 })).results as Array<{
+        path: string;
+        snippet: string;
+      }>;
+    // The first searches load the index (and wait for the server's first sync).
+    const loaded = eventually(
+      async () => (await search("简洁的中文回答"))[0]?.path === "MEMORY.md",
+    );
+    expect(await loaded).toBe(true);
+    const added = await engram([
+      "add",
+      "备份策略：每晚三点增量备份到对象存储。",
+      "--workspace",
+      ws,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await search("增量备份"))[0]?.snippet).toContain("每晚三点增量备份");
+    expect((await search("简洁的中文回答"))[0]?.path).toBe("MEMORY.md");
   });
 
   it("turns bad calls into tool errors (code in _meta) and keeps serving", async () => {

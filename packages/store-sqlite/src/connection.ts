@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { EngramError } from "@engram/core/driver";
-import Database from "better-sqlite3";
+import Database, { type Statement } from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 
 /** How a connection is opened. */
@@ -69,5 +69,30 @@ function loadVectors(db: Database.Database): void {
         cause: error,
       },
     );
+  }
+}
+
+/**
+ * Prepared statements of one connection, each prepared once on first use and reused after. Keyed
+ * by SQL text: filtered searches build their SQL from which filter fields are present, so a few
+ * variants per query exist at most.
+ */
+export class StatementCache {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly db: Database.Database) {}
+
+  get(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Drop statements whose SQL mentions `table` (after the table was dropped or recreated). */
+  forget(table: string): void {
+    for (const sql of this.statements.keys()) if (sql.includes(table)) this.statements.delete(sql);
   }
 }

@@ -1,5 +1,5 @@
 import type { KeyValueStore } from "@engram/core/driver";
-import type { StatementCache } from "./statements.js";
+import type { StatementCache } from "./connection.js";
 
 /** Runs `fn` against the open connection, turning SQLite failures into EngramErrors. */
 export type Guard = <T>(action: string, fn: (sql: StatementCache) => T) => T;

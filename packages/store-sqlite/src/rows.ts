@@ -1,6 +1,6 @@
+import type { SearchFilter } from "@engram/core/driver";
 import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core/driver";
-import { SlotLabels } from "./slot-labels.js";
-import type { StatementCache } from "./statements.js";
+import type { StatementCache } from "./connection.js";
 
 /** A `files` row. */
 export interface FileRow {
@@ -107,70 +107,54 @@ export function blobToVector(blob: Buffer): Float32Array {
   return out;
 }
 
-/** Every chunk's labels: `labels` slot `i` belongs to chunk `rowids[i]`, rowids ascending. */
-export interface ChunkLabels {
-  rowids: Float64Array;
-  labels: SlotLabels;
+/** A piece of SQL with its positional parameters. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
 }
-
-/** Chunks read per statement by {@link readChunkLabels}. */
-const LABEL_PAGE_ROWS = 2000;
-
-/** The `chunks_by_path` index's columns, in its order (then the rowid). */
-const BY_PATH = "path, start_line, tier, source";
 
 /**
- * Every chunk's path, tier and source, for the in-memory copies' filters. Read from the
- * `chunks_by_path` index, which covers them (a scan of `chunks` would read every chunk's text),
- * and kept as small codes (no object per chunk). Read a page at a time, yielding after each page,
- * for a load that runs between turns of the event loop (`drain` runs it at once). Call inside a
- * read transaction for one snapshot.
- * @throws Error when the chunks change between the pages.
+ * `AND …` conditions restricting rows of `alias` (a table with `tier`, `source` and, unless
+ * `withPath` is false, `path` columns) to `filter`. Lists bind as one JSON parameter, so the SQL
+ * text depends only on which fields are present and prepared statements can be reused. An empty
+ * list matches nothing; an absent field does not restrict. `pathPrefix` is a plain,
+ * case-sensitive string prefix (no LIKE wildcards).
  */
-export function* readChunkLabels(statements: StatementCache): Generator<void, ChunkLabels> {
-  const count = statements.get("SELECT count(*) FROM chunks").pluck().get() as number;
-  const byPath = new SlotLabels(Math.max(1, count));
-  const rowidsByPath = new Float64Array(count);
-  let n = 0;
-  const first = statements
-    .get(`SELECT rowid, ${BY_PATH} FROM chunks ORDER BY ${BY_PATH}, rowid LIMIT ?`)
-    .raw();
-  const after = statements
-    .get(
-      `SELECT rowid, ${BY_PATH} FROM chunks WHERE (${BY_PATH}, rowid) > (?, ?, ?, ?, ?)
-       ORDER BY ${BY_PATH}, rowid LIMIT ?`,
-    )
-    .raw();
-  type Row = [rowid: number, path: string, startLine: number, tier: string, source: string];
-  let page = first.all(LABEL_PAGE_ROWS) as Row[];
-  while (page.length) {
-    for (const [rowid, path, , tier, source] of page) {
-      if (n === count) throw new Error("the chunks changed between the reads");
-      byPath.set(n, { path, tier, source });
-      rowidsByPath[n++] = rowid;
-    }
-    yield;
-    const [rowid, path, startLine, tier, source] = page[page.length - 1] as Row;
-    page = after.all(path, startLine, tier, source, rowid, LABEL_PAGE_ROWS) as Row[];
+export function filterConditions(
+  filter: SearchFilter | undefined,
+  alias: string,
+  withPath = true,
+): SqlFragment {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter?.tiers) {
+    parts.push(`AND ${alias}.tier IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(filter.tiers));
   }
-  const order = new Uint32Array(n).map((_, i) => i);
-  order.sort((a, b) => (rowidsByPath[a] as number) - (rowidsByPath[b] as number));
-  return {
-    rowids: Float64Array.from(order, (i) => rowidsByPath[i] as number),
-    labels: byPath.reordered(order),
-  };
+  if (filter?.sources) {
+    parts.push(`AND ${alias}.source IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(filter.sources));
+  }
+  if (withPath && filter?.pathPrefix) {
+    // `path >= prefix` lets SQLite start at the prefix in the path index; substr decides.
+    parts.push(`AND ${alias}.path >= ? AND substr(${alias}.path, 1, length(?)) = ?`);
+    params.push(filter.pathPrefix, filter.pathPrefix, filter.pathPrefix);
+  }
+  return { sql: parts.join(" "), params };
 }
 
-/** Position of `rowid` in the ascending `rowids`, or -1. */
-export function rowidIndex(rowids: Float64Array, rowid: number): number {
-  let low = 0;
-  let high = rowids.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const value = rowids[mid] as number;
-    if (value === rowid) return mid;
-    if (value < rowid) low = mid + 1;
-    else high = mid - 1;
-  }
-  return -1;
+/** True when the filter restricts by path prefix (which vec0 cannot do during KNN). */
+export function hasPathPrefix(filter: SearchFilter | undefined): boolean {
+  return Boolean(filter?.pathPrefix);
+}
+
+/** `vector` scaled to unit length (float32), or undefined for a zero or non-finite vector. */
+export function toUnitLength(vector: Float32Array): Float32Array | undefined {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) * (vector[i] as number);
+  norm = Math.sqrt(norm);
+  if (!(norm > 0 && Number.isFinite(norm))) return undefined;
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) / norm;
+  return out;
 }

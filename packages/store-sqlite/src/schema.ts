@@ -1,8 +1,9 @@
 import { EngramError } from "@engram/core/driver";
 import type { Database } from "better-sqlite3";
 import { rebuildHint } from "./errors.js";
-import { rebuildFullText } from "./fulltext-upgrade.js";
+import { inPages, rebuildFullText } from "./fulltext-upgrade.js";
 import { KEY_VALUE_TABLE } from "./key-value.js";
+import { blobToVector, toUnitLength, vectorToBlob } from "./rows.js";
 
 /**
  * One step of the schema history: migration `i` moves a database from `user_version` i to i + 1.
@@ -15,6 +16,11 @@ export const DIMS_META_KEY = "store-sqlite.dims";
 
 /** Full-text table: one row per chunk (same rowid), holding its analysed terms (see `FTS_COLUMNS`). */
 export const FTS_TABLE = "chunks_fts";
+
+/** The vec0 table's columns for `dims` dimensions (Euclidean distance, the default metric). */
+export function vecColumns(dims: number): string {
+  return `embedding float[${dims}], tier text, source text`;
+}
 
 /** The vec0 table: one row per embedded chunk, rowid = `chunks.rowid` (exists while dims are set). */
 export const VEC_TABLE = "chunks_vec";
@@ -92,15 +98,7 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS ${PLAIN_VECTORS_TABLE} (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`,
     );
     if (!tableExists(db, VEC_TABLE)) return;
-    if (!db.prepare("SELECT 1 FROM pragma_module_list WHERE name = 'vec0'").get()) {
-      throw new EngramError(
-        "STORE_FAILED",
-        "This index holds vectors and needs sqlite-vec to upgrade, but the store was opened with `vectors: false`.",
-        {
-          hint: "Open it once with vectors enabled (the default), or delete the index file to rebuild it keyword-only.",
-        },
-      );
-    }
+    requireVec0(db);
     db.exec(
       `INSERT INTO ${PLAIN_VECTORS_TABLE} (rowid, embedding) SELECT rowid, embedding FROM ${VEC_TABLE}`,
     );
@@ -136,7 +134,46 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE embedding_cache;
     `);
   },
+  // 7 → 8: vec0 holds the vectors scaled to unit length and is searched by Euclidean distance
+  // (cheaper than its cosine scan; candidates are rescored exactly from the plain table). Rebuilt
+  // from the plain vectors table, which holds every vector as written.
+  (db) => {
+    if (!tableExists(db, VEC_TABLE)) return;
+    requireVec0(db);
+    const dims = Number(
+      db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(DIMS_META_KEY) ?? 0,
+    );
+    db.exec(`DROP TABLE ${VEC_TABLE}`);
+    if (!(dims > 0)) return;
+    db.exec(
+      `CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(embedding float[${dims}], tier text, source text)`,
+    );
+    const insert = db.prepare(
+      `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
+    );
+    const rows = db.prepare(
+      `SELECT v.rowid, v.embedding, c.tier, c.source FROM ${PLAIN_VECTORS_TABLE} AS v
+       JOIN chunks AS c ON c.rowid = v.rowid WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?`,
+    );
+    for (const [rowid, blob, tier, source] of inPages<[number, Buffer, string, string]>(rows)) {
+      const unit = toUnitLength(blobToVector(blob));
+      if (unit) insert.run(BigInt(rowid), vectorToBlob(unit), tier, source);
+    }
+  },
 ];
+
+/** Refuse to upgrade vectors without sqlite-vec loaded (`vectors: false`). */
+function requireVec0(db: Database): void {
+  if (!db.prepare("SELECT 1 FROM pragma_module_list WHERE name = 'vec0'").get()) {
+    throw new EngramError(
+      "STORE_FAILED",
+      "This index holds vectors and needs sqlite-vec to upgrade, but the store was opened with `vectors: false`.",
+      {
+        hint: "Open it once with vectors enabled (the default), or delete the index file to rebuild it keyword-only.",
+      },
+    );
+  }
+}
 
 /** True when the database has a table (or virtual table) named `name`. */
 export function tableExists(db: Database, name: string): boolean {

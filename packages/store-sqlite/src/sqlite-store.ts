@@ -6,6 +6,7 @@ import {
   type ChunkRecord,
   EngramError,
   type FileRecord,
+  type IndexedChunk,
   type KeyValueStore,
   type MemoryStore,
   RECOVERY_META_KEY,
@@ -21,29 +22,42 @@ import {
   storeClosedError,
   storeNotInitialisedError,
 } from "@engram/core/driver";
-import { isInMemory, openConnection } from "./connection.js";
+import { isInMemory, openConnection, StatementCache } from "./connection.js";
 import {
   damageReason,
   IndexDamage,
   isDamage,
   mayReplace,
   moveAside,
+  OpenMarks,
   quickCheck,
 } from "./damage.js";
 import { toEngramError } from "./errors.js";
-import { BACKGROUND_LOAD_ROWS } from "./followed-copy.js";
+import type { SqliteStoreOptions } from "./factory.js";
 import { FullTextIndex } from "./fulltext.js";
 import { SqliteKeyValue } from "./key-value.js";
-import { OpenMarks } from "./open-marks.js";
-import type { SqliteStoreOptions } from "./options.js";
-import { type ChunkRow, chunkColumns, type FileRow, toFileRecord, toStoredChunk } from "./rows.js";
+import {
+  blobToVector,
+  type ChunkRow,
+  chunkColumns,
+  type FileRow,
+  toFileRecord,
+  toStoredChunk,
+} from "./rows.js";
 import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
-import { StatementCache } from "./statements.js";
 import { VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-const DEFAULT_VECTOR_MEMORY_MB = 256;
-const DEFAULT_KEYWORD_MEMORY_MB = 128;
+
+/**
+ * Meta key of a counter every transaction that changes the index (write, reset) increments: the
+ * store's `generation()`, which tells a copy of the index in some process's memory whether it is
+ * still current.
+ */
+export const GENERATION_META_KEY = "store-sqlite.generation";
+
+/** Chunks per page of {@link SqliteStore.scanChunks}. */
+const SCAN_PAGE_ROWS = 1000;
 
 const SQL = {
   getMeta: "SELECT value FROM meta WHERE key = ?",
@@ -66,6 +80,17 @@ const SQL = {
     ORDER BY c.start_line, c.end_line, c.id`,
   countFiles: "SELECT count(*) AS n FROM files",
   countChunks: "SELECT count(*) AS n FROM chunks",
+  bumpGeneration: `INSERT INTO meta (key, value) VALUES ('${GENERATION_META_KEY}', '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+  chunksById: `SELECT ${chunkColumns("c")} FROM chunks AS c
+    WHERE c.id IN (SELECT value FROM json_each(?))`,
+  vectorsById: `SELECT c.id, v.embedding FROM chunks AS c JOIN chunk_vectors AS v ON v.rowid = c.rowid
+    WHERE c.id IN (SELECT value FROM json_each(?))`,
+  scanPage: `SELECT c.rowid, c.id, c.path, c.tier, c.source, c.start_line, c.end_line, t.terms,
+      v.embedding
+    FROM chunks AS c LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
+      LEFT JOIN chunk_vectors AS v ON v.rowid = c.rowid
+    WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
 } as const;
 
 /** The open connection and what is built on it. */
@@ -89,12 +114,6 @@ export class SqliteStore implements MemoryStore {
   private readonly path: string;
   private readonly vectorsEnabled: boolean;
   private readonly busyTimeoutMs: number;
-  private readonly vectorMemoryBytes: number;
-  private readonly vectorMemoryAfter: number;
-  private readonly keywordMemoryBytes: number;
-  private readonly keywordMemoryAfter: number;
-  private readonly keywordBackgroundAbove: number;
-  private readonly vectorBackgroundAbove: number;
   private open: Open | undefined;
   private closed = false;
   /** `dev:ino` of the file the connection has open, to notice it being deleted or replaced. */
@@ -117,36 +136,6 @@ export class SqliteStore implements MemoryStore {
       "busyTimeoutMs",
       options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       "For example 5000 (the default).",
-    );
-    this.vectorMemoryBytes = megabytes(
-      "vectorMemoryMb",
-      options.vectorMemoryMb ?? DEFAULT_VECTOR_MEMORY_MB,
-      "256 (the default), or 0 to always scan vectors with sqlite-vec",
-    );
-    this.vectorMemoryAfter = searchCount(
-      "vectorMemoryAfterSearches",
-      options.vectorMemoryAfterSearches ?? 1,
-      "load the vectors",
-    );
-    this.keywordMemoryBytes = megabytes(
-      "keywordMemoryMb",
-      options.keywordMemoryMb ?? DEFAULT_KEYWORD_MEMORY_MB,
-      "128 (the default), or 0 to always search with FTS5",
-    );
-    this.keywordMemoryAfter = searchCount(
-      "keywordMemoryAfterSearches",
-      options.keywordMemoryAfterSearches ?? 1,
-      "load the keyword postings",
-    );
-    this.vectorBackgroundAbove = backgroundRows(
-      "vectorMemoryBackgroundAbove",
-      options.vectorMemoryBackgroundAbove,
-      "the vectors",
-    );
-    this.keywordBackgroundAbove = backgroundRows(
-      "keywordMemoryBackgroundAbove",
-      options.keywordMemoryBackgroundAbove,
-      "the postings",
     );
     this.capabilities = {
       vector: this.vectorsEnabled,
@@ -228,20 +217,8 @@ export class SqliteStore implements MemoryStore {
       const sql = new StatementCache(db);
       const open: Open = {
         sql,
-        text: new FullTextIndex(
-          sql,
-          this.keywordMemoryBytes,
-          this.keywordMemoryAfter,
-          this.keywordBackgroundAbove,
-        ),
-        vectors: this.vectorsEnabled
-          ? new VectorIndex(
-              sql,
-              this.vectorMemoryBytes,
-              this.vectorMemoryAfter,
-              this.vectorBackgroundAbove,
-            )
-          : null,
+        text: new FullTextIndex(sql),
+        vectors: this.vectorsEnabled ? new VectorIndex(sql) : null,
       };
       this.checkVectorSpace(open);
       this.identity = isInMemory(this.path) ? undefined : fileIdentity(this.path);
@@ -279,8 +256,6 @@ export class SqliteStore implements MemoryStore {
   private disconnect(): void {
     const open = this.open;
     this.open = undefined;
-    open?.text.cancel();
-    open?.vectors?.cancel();
     try {
       open?.sql.db.close();
     } catch {
@@ -435,9 +410,71 @@ export class SqliteStore implements MemoryStore {
     });
   }
 
-  /** Resolves when no in-memory copy loads in the background (see {@link MemoryStore.settled}). */
-  async settled(): Promise<void> {
-    await Promise.all([this.open?.text.settled(), this.open?.vectors?.settled()]);
+  /** See `MemoryStore.generation`: the counter under {@link GENERATION_META_KEY}. */
+  async generation(): Promise<number> {
+    return this.use("read meta", ({ sql }) => Number(readMeta(sql, GENERATION_META_KEY) ?? 0));
+  }
+
+  /**
+   * See `MemoryStore.scanChunks`: every chunk with its terms (from `chunk_terms`) and vector
+   * (from the plain vectors table), {@link SCAN_PAGE_ROWS} at a time in rowid order, each page
+   * one read.
+   */
+  async *scanChunks(): AsyncIterable<IndexedChunk[]> {
+    type Row = [
+      rowid: number,
+      id: string,
+      path: string,
+      tier: string,
+      source: string,
+      startLine: number,
+      endLine: number,
+      terms: Buffer | null,
+      embedding: Buffer | null,
+    ];
+    for (let after = -1; ; ) {
+      const page = this.use("read chunks", ({ sql, text }) =>
+        sql.db.transaction(() => {
+          const rows = sql.get(SQL.scanPage).raw().all(after, SCAN_PAGE_ROWS) as Row[];
+          const terms = text.termsOf(rows.map((row) => row[7] ?? undefined));
+          return rows.map((row, i): IndexedChunk & { rowid: number } => ({
+            rowid: row[0],
+            id: row[1],
+            path: row[2],
+            tier: row[3],
+            source: row[4],
+            startLine: row[5],
+            endLine: row[6],
+            terms: terms[i] as string[],
+            embedding: row[8] ? blobToVector(row[8]) : null,
+          }));
+        })(),
+      );
+      if (!page.length) return;
+      after = (page[page.length - 1] as { rowid: number }).rowid;
+      yield page;
+      if (page.length < SCAN_PAGE_ROWS) return;
+    }
+  }
+
+  /** See `MemoryStore.getChunksById`. */
+  async getChunksById(ids: readonly string[]): Promise<StoredChunk[]> {
+    return this.use("read chunks", ({ sql }) =>
+      (sql.get(SQL.chunksById).all(JSON.stringify(ids)) as ChunkRow[]).map(toStoredChunk),
+    );
+  }
+
+  /** See `MemoryStore.getVectors`. */
+  async getVectors(ids: readonly string[]): Promise<Map<string, Float32Array>> {
+    return this.use("read vectors", ({ sql, vectors }) => {
+      const out = new Map<string, Float32Array>();
+      if (!vectors || !ids.length) return out;
+      const rows = sql.get(SQL.vectorsById).raw().all(JSON.stringify(ids)) as Array<
+        [string, Buffer]
+      >;
+      for (const [id, blob] of rows) out.set(id, blobToVector(blob));
+      return out;
+    });
   }
 
   async close(): Promise<void> {
@@ -445,8 +482,6 @@ export class SqliteStore implements MemoryStore {
     this.closed = true;
     const open = this.open;
     this.open = undefined;
-    open?.text.cancel();
-    open?.vectors?.cancel();
     try {
       open?.sql.db.close();
     } catch (error) {
@@ -520,48 +555,21 @@ export class SqliteStore implements MemoryStore {
 }
 
 /**
- * Run `fn` in one immediate transaction; the full-text and vector indexes learn whether it
- * committed (to update their in-memory copies) or rolled back.
+ * Run `fn` in one immediate transaction that also increments the generation; the full-text index
+ * learns when it rolled back (its term ids were never assigned).
  */
-function inTransaction({ sql, text, vectors }: Open, fn: () => void): void {
+function inTransaction({ sql, text }: Open, fn: () => void): void {
   try {
-    sql.db.transaction(fn).immediate();
+    sql.db
+      .transaction(() => {
+        fn();
+        sql.get(SQL.bumpGeneration).run();
+      })
+      .immediate();
   } catch (error) {
     text.rolledBack();
-    vectors?.rolledBack();
     throw error;
   }
-  text.committed();
-  vectors?.committed();
-}
-
-/** `value` MB as bytes; a typed error unless it is a number ≥ 0. */
-function megabytes(option: string, value: number, example: string): number {
-  if (!(Number.isFinite(value) && value >= 0)) {
-    throw new EngramError(
-      "INVALID_ARGUMENT",
-      `${option} must be a number of megabytes ≥ 0, got ${String(value)}.`,
-      { hint: `For example ${example}.` },
-    );
-  }
-  return value * 2 ** 20;
-}
-
-/** `value` as a count of searches; a typed error unless it is a whole number ≥ 0. */
-function searchCount(option: string, value: number, what: string): number {
-  return wholeNumber(
-    option,
-    value,
-    `For example 1 (the default), or 0 to ${what} on the first search.`,
-  );
-}
-
-function backgroundRows(option: string, value: number | undefined, what: string): number {
-  return wholeNumber(
-    option,
-    value ?? BACKGROUND_LOAD_ROWS,
-    `For example ${BACKGROUND_LOAD_ROWS} (the default), or 1000000 to load ${what} at once.`,
-  );
 }
 
 function wholeNumber(option: string, value: number, hint: string): number {

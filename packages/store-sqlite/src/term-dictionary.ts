@@ -1,5 +1,5 @@
+import type { StatementCache } from "./connection.js";
 import { TERM_IDS_TABLE } from "./schema.js";
-import type { StatementCache } from "./statements.js";
 
 /**
  * Term ids a connection keeps in memory at most (~100 bytes each: 10 MB). A corpus's terms are

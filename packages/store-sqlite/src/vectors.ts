@@ -1,20 +1,16 @@
-import { compileFilter, type Filterable, type SearchFilter } from "@engram/core/driver";
-import { filterConditions, hasPathPrefix } from "./filters.js";
-import { BACKGROUND_LOAD_ROWS, FollowedCopy } from "./followed-copy.js";
-import { readMatrix } from "./matrix-load.js";
+import type { Filterable, SearchFilter } from "@engram/core/driver";
+import type { StatementCache } from "./connection.js";
 import {
-  blobToVector,
   type ChunkRow,
   chunkColumns,
-  chunkRowsByRowid,
   compareRowOrder,
+  filterConditions,
+  hasPathPrefix,
   tieOrder,
+  toUnitLength,
   vectorToBlob,
 } from "./rows.js";
-import { PLAIN_VECTORS_TABLE, VEC_TABLE } from "./schema.js";
-import { type SimdScan, simdScan } from "./simd-scan.js";
-import type { StatementCache } from "./statements.js";
-import type { VectorMatrix } from "./vector-matrix.js";
+import { PLAIN_VECTORS_TABLE, VEC_TABLE, vecColumns } from "./schema.js";
 
 /** sqlite-vec refuses KNN queries with a larger `k`. */
 export const MAX_KNN_K = 4096;
@@ -23,71 +19,21 @@ export const MAX_KNN_K = 4096;
 export type ScoredRow = ChunkRow & { distance: number };
 
 /**
- * Meta key of a counter every transaction that changes vectors increments. A connection's
- * in-memory copy of the vectors is current while the counter still holds the value it was loaded
- * (or last updated) at.
- */
-export const GENERATION_META_KEY = "store-sqlite.vectors-generation";
-
-/** A change to the vectors: added (with its chunk's labels) or, without a vector, removed. */
-interface VectorOp {
-  rowid: number;
-  vector?: Float32Array;
-  chunk?: Filterable;
-}
-
-/**
- * The vectors' tables, their lifecycle and queries. The vec0 table exists only while the store has
- * dimensions (`reset({ dims })`); `tier` and `source` are vec0 metadata columns so KNN filters on
- * them while it searches (not after), which keeps `k` hits even under a selective filter. Every
- * vector is also written to the plain table {@link PLAIN_VECTORS_TABLE}, which the in-memory copy
- * loads from and rescores its candidates with.
+ * The vectors' tables, their lifecycle and queries. Every vector is written as it is to the plain
+ * table {@link PLAIN_VECTORS_TABLE} (a point lookup there costs ~5–20 µs where vec0 takes ~500 µs:
+ * `getVectors`, rescoring, an exact scan under a path prefix) and, scaled to unit length, to the
+ * vec0 table, which finds candidates by Euclidean distance: for unit vectors
+ * `‖a − b‖² / 2 = 1 − cos(a, b)`, and sqlite-vec's L2 scan is ~30 % cheaper than its cosine scan
+ * (100k × 384: ~63 ms instead of ~87 ms of CPU, most of a new process's first vector search). The
+ * vec0 table exists only while the store has dimensions (`reset({ dims })`); `tier` and `source`
+ * are vec0 metadata columns so KNN filters on them while it searches (not after), which keeps `k`
+ * hits even under a selective filter. A zero vector has no direction and is left out of vec0.
  */
 export class VectorIndex {
-  readonly #copy: FollowedCopy<VectorMatrix, VectorOp>;
-  #searches = 0;
-
-  /**
-   * @param cacheBytes Largest in-memory copy (rows × {@link matrixBytesPerRow}) searched from
-   *   memory; larger tables, or 0, are scanned by sqlite-vec instead.
-   * @param loadAfter Searches answered by sqlite-vec before the in-memory copy is loaded.
-   * @param backgroundAbove Vectors above which the copy loads in the background (sqlite-vec
-   *   answers meanwhile); a test may lower it.
-   */
-  constructor(
-    private readonly statements: StatementCache,
-    private readonly cacheBytes: number,
-    private readonly loadAfter = 1,
-    backgroundAbove = BACKGROUND_LOAD_ROWS,
-  ) {
-    this.#copy = new FollowedCopy(
-      statements,
-      GENERATION_META_KEY,
-      (matrix, ops) => {
-        for (const { rowid, vector, chunk } of ops) {
-          if (vector && chunk) matrix.set(rowid, vector, chunk);
-          else matrix.remove(rowid);
-        }
-        // Grown past the budget: let the next search decide again (sqlite-vec, most likely).
-        return matrix.size * matrixBytesPerRow(matrix.dims) <= this.cacheBytes;
-      },
-      backgroundAbove,
-    );
-  }
-
-  /** Resolves when no load of the copy runs in the background. */
-  settled(): Promise<void> {
-    return this.#copy.settled();
-  }
-
-  /** Stop a background load (the connection is closing). */
-  cancel(): void {
-    this.#copy.cancel();
-  }
+  constructor(private readonly statements: StatementCache) {}
 
   /** Drop the table (if any) and, when `dims` is not null, create it for `dims` dimensions. */
   recreate(dims: number | null): void {
-    this.#copy.reset();
     this.statements.forget(VEC_TABLE);
     this.statements.db.exec(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
     this.statement(`DELETE FROM ${PLAIN_VECTORS_TABLE}`).run();
@@ -97,147 +43,98 @@ export class VectorIndex {
   /** Create the table if it is missing. */
   create(dims: number): void {
     this.statements.db.exec(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS ${VEC_TABLE} USING vec0(embedding float[${dims}] distance_metric=cosine, tier text, source text)`,
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${VEC_TABLE} USING vec0(${vecColumns(dims)})`,
     );
   }
 
   /** Add the vector of the chunk row `rowid` (with the chunk's path, tier and source). */
   insert(rowid: number | bigint, vector: Float32Array, chunk: Filterable): void {
-    this.statement(
-      `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
-    ).run(BigInt(rowid), vectorToBlob(vector), chunk.tier, chunk.source);
+    const unit = toUnitLength(vector);
+    if (unit) {
+      this.statement(
+        `INSERT INTO ${VEC_TABLE} (rowid, embedding, tier, source) VALUES (?, ?, ?, ?)`,
+      ).run(BigInt(rowid), vectorToBlob(unit), chunk.tier, chunk.source);
+    }
     this.statement(`INSERT INTO ${PLAIN_VECTORS_TABLE} (rowid, embedding) VALUES (?, ?)`).run(
       BigInt(rowid),
       vectorToBlob(vector),
     );
-    this.#copy.log({
-      rowid: Number(rowid),
-      vector,
-      chunk: { path: chunk.path, tier: chunk.tier, source: chunk.source },
-    });
   }
 
   delete(rowid: number | bigint): void {
     this.statement(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
     this.statement(`DELETE FROM ${PLAIN_VECTORS_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
-    this.#copy.log({ rowid: Number(rowid) });
-  }
-
-  /** Call after the write transaction that inserted, deleted or recreated committed. */
-  committed(): void {
-    this.#copy.committed();
-  }
-
-  /** Call after the write transaction rolled back: its changes never happened. */
-  rolledBack(): void {
-    this.#copy.rolledBack();
-  }
-
-  /**
-   * The vectors in memory, loaded or reloaded when another connection changed them since; undefined
-   * when they exceed the memory budget. Call inside a read transaction.
-   */
-  #matrix(dims: number, scan: SimdScan): VectorMatrix | undefined {
-    return this.#copy.current(() => {
-      const rows = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
-        n: number;
-      };
-      if (rows.n * matrixBytesPerRow(dims) > this.cacheBytes) return undefined;
-      return { rows: rows.n, steps: readMatrix(this.statements, VEC_TABLE, dims, scan) };
-    });
   }
 
   count(): number {
-    const row = this.statement(`SELECT count(*) AS n FROM ${VEC_TABLE}`).get() as { n: number };
+    const row = this.statement(`SELECT count(*) AS n FROM ${PLAIN_VECTORS_TABLE}`).get() as {
+      n: number;
+    };
     return row.n;
   }
 
   /**
-   * The `k` nearest chunks, nearest first, ties by path then start line. Rows whose distance is
-   * undefined (a zero vector on either side) are left out.
+   * The `k` nearest chunks by cosine similarity, nearest first, ties by path then start line.
+   * Rows whose distance is undefined (a zero vector on either side) are left out.
    *
-   * The in-memory copy answers every filter but a path prefix that few of the nearest rows pass,
-   * which goes to the exact scan below. Without the copy (first search, over budget, no USearch):
-   * vec0 returns an arbitrary subset of equally distant rows at the cut-off, so one row more than
-   * `k` is fetched, and while the `k`-th distance is also the last one fetched the query is
-   * repeated with a doubled `k` until the tie group is complete. A path prefix (which vec0 cannot
-   * filter during KNN), a `k` above vec0's limit, or a tie group larger than it fall back to an
-   * exact scan with `vec_distance_cosine` over the filtered rows of the plain vectors table.
+   * vec0 finds the `fetch` nearest unit vectors (`2k + 32` at first); each is rescored
+   * exactly with `vec_distance_cosine` against its vector in the plain table (the scores are
+   * sqlite-vec's cosine distances, as before the scan changed). A vec0 distance is within
+   * {@link L2_SLACK} of the exact one once turned into a cosine distance, so when the last row
+   * fetched is farther than the `k`-th exact distance by more than that, no row left out can be
+   * as near (nor tie); otherwise the query repeats with four times the rows. A path prefix (which vec0
+   * cannot filter during KNN), a `k` above vec0's limit, or more rows than it returns fall back to
+   * an exact scan with `vec_distance_cosine` over the filtered rows of the plain vectors table.
    */
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
-    // By default the first search of a connection asks vec0: a one-shot process (`engram search`)
-    // would pay more for loading the copy (~0.2 s per 10k vectors) than it could save.
-    const scan = this.#searches++ >= this.loadAfter && this.cacheBytes > 0 ? simdScan() : undefined;
-    if (scan) {
-      // One read transaction: the copy, the vectors it rescores with and the chunk rows agree.
-      const found = this.statements.db.transaction(() => {
-        const matrix = this.#matrix(query.length, scan);
-        return matrix && this.fromMatrix(matrix, query, k, filter);
-      })();
-      if (found) return found;
-    }
     if (k > MAX_KNN_K || hasPathPrefix(filter)) return this.scan(query, k, filter);
-    const blob = vectorToBlob(query);
-    // One row more than asked shows whether the k-th row's distance continues past the cut-off.
-    for (let fetch = Math.min(MAX_KNN_K, k + 1); ; fetch = Math.min(MAX_KNN_K, fetch * 2)) {
-      const rows = this.knn(blob, fetch, filter);
-      const complete =
-        rows.length < fetch || rows[k - 1]?.distance !== rows[rows.length - 1]?.distance;
-      if (complete) return rows.slice(0, k);
+    const unit = toUnitLength(query);
+    if (!unit) return []; // a zero query has no cosine similarity
+    // Each query scans every vector whatever `fetch` is: ask for enough rows at once that the last
+    // is nearly always farther than the k-th by the slack (k + 1 left ~1 query in 2 to repeat).
+    for (let fetch = Math.min(MAX_KNN_K, 2 * k + 32); ; fetch = Math.min(MAX_KNN_K, fetch * 4)) {
+      const { rows, found, farthest } = this.knn(unit, query, fetch, filter);
+      const kth = rows[k - 1]?.distance;
+      if (found < fetch || (kth !== undefined && farthest - L2_SLACK > kth)) {
+        return rows.slice(0, k);
+      }
       if (fetch >= MAX_KNN_K) return this.scan(query, k, filter);
     }
   }
 
   /**
-   * k-NN from the in-memory vectors; ties at the cut-off ordered like every other search.
-   * Undefined when a path prefix turns out too selective for the copy: the scan over the path
-   * index answers it faster.
+   * The `fetch` nearest rows by vec0's Euclidean distance between unit vectors, rescored: the
+   * rows with their exact cosine distance (in the contract's order), how many vec0 returned, and
+   * the farthest of them as a cosine distance.
    */
-  private fromMatrix(
-    matrix: VectorMatrix,
+  private knn(
+    unit: Float32Array,
     query: Float32Array,
-    k: number,
+    fetch: number,
     filter: SearchFilter | undefined,
-  ): ScoredRow[] | undefined {
-    const vectorOf = this.statement(
-      `SELECT embedding FROM ${PLAIN_VECTORS_TABLE} WHERE rowid = ?`,
-    ).pluck();
-    const found = matrix.nearest(
-      query,
-      k,
-      compileFilter(filter),
-      (rowid) => {
-        const blob = vectorOf.get(rowid) as Buffer | undefined;
-        return blob && blobToVector(blob);
-      },
-      hasPathPrefix(filter) ? SELECTIVE_PATH_SHARE : 0,
-    );
-    if (!found?.length) return found && [];
-    // Only the k nearest and rows tied with the k-th need their chunk rows.
-    const cut = found[Math.min(k, found.length) - 1]?.distance as number;
-    const hits = found.filter((hit) => hit.distance <= cut);
-    const distance = new Map(hits.map((hit) => [hit.rowid, hit.distance]));
-    return chunkRowsByRowid(
-      this.statements,
-      hits.map((hit) => hit.rowid),
-    )
-      .map((row) => ({ ...row, distance: distance.get(row.rowid) as number }))
-      .sort((a, b) => a.distance - b.distance || compareRowOrder(a, b))
-      .slice(0, k);
-  }
-
-  private knn(blob: Buffer, fetch: number, filter: SearchFilter | undefined): ScoredRow[] {
+  ): { rows: ScoredRow[]; found: number; farthest: number } {
     const where = filterConditions(filter, "v", false);
     const sql = `
       WITH knn AS MATERIALIZED (
-        SELECT v.rowid AS rowid, v.distance AS distance FROM ${VEC_TABLE} AS v
+        SELECT v.rowid AS rowid, v.distance AS l2 FROM ${VEC_TABLE} AS v
         WHERE v.embedding MATCH ? AND v.k = ? ${where.sql}
       )
-      SELECT ${chunkColumns("c")}, knn.distance AS distance
-      FROM knn JOIN chunks AS c ON c.rowid = knn.rowid
-      WHERE knn.distance IS NOT NULL
-      ORDER BY knn.distance, ${tieOrder("c")}`;
-    return this.statement(sql).all(blob, fetch, ...where.params) as ScoredRow[];
+      SELECT ${chunkColumns("c")}, knn.l2 AS l2,
+        vec_distance_cosine(p.embedding, ?) AS distance
+      FROM knn LEFT JOIN chunks AS c ON c.rowid = knn.rowid
+        LEFT JOIN ${PLAIN_VECTORS_TABLE} AS p ON p.rowid = knn.rowid`;
+    const all = this.statement(sql).all(
+      vectorToBlob(unit),
+      fetch,
+      ...where.params,
+      vectorToBlob(query),
+    ) as Array<ScoredRow & { l2: number }>;
+    let farthest = Number.NEGATIVE_INFINITY;
+    for (const row of all) farthest = Math.max(farthest, (row.l2 * row.l2) / 2);
+    const rows = all
+      .filter((row) => row.id != null && row.distance != null)
+      .sort((a, b) => a.distance - b.distance || compareRowOrder(a, b));
+    return { rows, found: all.length, farthest };
   }
 
   private scan(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
@@ -262,16 +159,8 @@ export class VectorIndex {
 }
 
 /**
- * A path prefix that fewer than this share of the copy's nearest rows pass goes to the scan over
- * the path index instead (at 100k chunks: a prefix holding ~1% of them took 167 ms in the copy,
- * widening to every row, and 27 ms by the path index; one holding all of them 15 ms in the copy).
+ * How far vec0's `‖a − b‖² / 2` between float32 unit vectors may be from the exact cosine
+ * distance of the original vectors (float32 rounding of the scaled components and of vec0's
+ * sums: ~1e-6 for 384 dimensions, allowed for with a wide margin).
  */
-const SELECTIVE_PATH_SHARE = 1 / 16;
-
-/**
- * Memory the in-memory copy takes per vector: its int8 components, the rowid, labels and state,
- * and its entry in the rowid → slot map.
- */
-export function matrixBytesPerRow(dims: number): number {
-  return dims + 64;
-}
+export const L2_SLACK = 1e-4;

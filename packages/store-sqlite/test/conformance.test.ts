@@ -1,20 +1,18 @@
 // The assertions live in the conformance kit (@engram/core/testing): this file only runs it.
 import { join } from "node:path";
+import { withMemoryIndex } from "@engram/core/driver";
 import { describeStoreConformance } from "@engram/core/testing";
 import { createSqliteStore } from "../src/index.js";
 
-// Vectors searched from the in-memory copy from the first search on.
 describeStoreConformance("sqlite", {
-  create: async (dir) =>
-    createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryAfterSearches: 0 }),
-  reopen: async (dir) =>
-    createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryAfterSearches: 0 }),
+  create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
+  reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
 });
 
-// Vectors scanned by sqlite-vec on disk (what an index too large for `vectorMemoryMb` gets).
-describeStoreConformance("sqlite (sqlite-vec scan)", {
-  create: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryMb: 0 }),
-  reopen: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite"), vectorMemoryMb: 0 }),
+// core's in-memory index in front (what engram watch, mcp and ui run): loaded on the first search.
+describeStoreConformance("sqlite + withMemoryIndex", {
+  create: async (dir) => withMemoryIndex(createSqliteStore({ path: join(dir, "index.sqlite") })),
+  reopen: async (dir) => withMemoryIndex(createSqliteStore({ path: join(dir, "index.sqlite") })),
 });
 
 describeStoreConformance("sqlite (keyword-only)", {
@@ -23,5 +21,5 @@ describeStoreConformance("sqlite (keyword-only)", {
 });
 
 describeStoreConformance("sqlite (in memory)", {
-  create: async () => createSqliteStore({ path: ":memory:", vectorMemoryAfterSearches: 0 }),
+  create: async () => createSqliteStore({ path: ":memory:" }),
 });

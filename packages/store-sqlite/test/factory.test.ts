@@ -56,4 +56,25 @@ describe("sqliteStore (the factory core uses)", () => {
     expect(store.capabilities.persistent).toBe(false);
     expect((await store.stats()).bytes).toBeUndefined();
   });
+
+  it("takes the memory options of earlier versions with a deprecation warning, and refuses typos", async () => {
+    const warnings: Array<{ message: string; code?: string }> = [];
+    const listen = (warning: Error & { code?: string }) => warnings.push(warning);
+    process.on("warning", listen);
+    try {
+      const options = { path: ":memory:", vectorMemoryMb: 0, keywordMemoryAfterSearches: 1 };
+      const store = await sqliteStore(options as never)(await workspace());
+      opened.push(store);
+      await store.init();
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a tick
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.code).toBe("ENGRAM_DEPRECATED_OPTION");
+      expect(warnings[0]?.message).toMatch(/"vectorMemoryMb", "keywordMemoryAfterSearches"/);
+      expect(() => sqliteStore({ vectorMemoryMB: 1 } as never)).toThrow(
+        /no option "vectorMemoryMB"/,
+      );
+    } finally {
+      process.off("warning", listen);
+    }
+  });
 });

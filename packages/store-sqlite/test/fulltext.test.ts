@@ -1,4 +1,4 @@
-import type { StoreHit } from "@engram/core/driver";
+import { type StoreHit, withMemoryIndex } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { matchExpression } from "../src/fulltext.js";
 import { upsert, useTempStores } from "./helpers.js";
@@ -173,12 +173,10 @@ describe("single Han and kana characters count by presence", () => {
     return (line: number) => byLine.get(line) ?? 0;
   };
 
-  for (const mode of ["FTS5", "in-memory postings"] as const) {
+  for (const mode of ["FTS5", "withMemoryIndex"] as const) {
     it(`however often, in however long a chunk (${mode}); bigrams keep BM25's tf and length`, async () => {
-      const store = await temp.open({
-        path: ":memory:",
-        ...(mode === "FTS5" ? { keywordMemoryMb: 0 } : { keywordMemoryAfterSearches: 0 }),
-      });
+      const sqlite = await temp.open({ path: ":memory:" });
+      const store = mode === "FTS5" ? sqlite : withMemoryIndex(sqlite);
       await store.write({ upserts: [corpus()] });
       const character = scores(await store.searchText(["忆"], 10));
       expect(character(1)).toBeGreaterThan(0);

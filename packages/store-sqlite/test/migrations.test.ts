@@ -3,11 +3,10 @@ import { EmbeddingCache, isEngramError } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { describe, expect, it } from "vitest";
-import { readBm25Totals } from "../src/fulltext.js";
+import { StatementCache } from "../src/connection.js";
 import { SCHEMA_VERSION } from "../src/index.js";
 import { MIGRATIONS, migrate, schemaVersion } from "../src/schema.js";
-import { StatementCache } from "../src/statements.js";
-import { encodeTermCounts, TermCountReader } from "../src/term-counts.js";
+import { encodeTermCounts, TermCountReader } from "../src/terms.js";
 import { answersFor, upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -229,14 +228,11 @@ describe("schema migrations (PRAGMA user_version)", () => {
     expect(isEngramError(keywordOnly, "STORE_FAILED")).toBe(true);
     expect(keywordOnly.message).toMatch(/needs sqlite-vec to upgrade/);
 
-    const store = await temp.open({ path, vectorMemoryAfterSearches: 0 });
+    const store = await temp.open({ path });
     const query = Float32Array.from([0, 1]);
-    const fromMemory = await store.searchVector(query, 5);
-    expect(fromMemory.map((hit) => hit.chunk.startLine)).toEqual([2, 1]);
-    const disk = await temp.open({ path, vectorMemoryMb: 0 });
-    expect(await disk.searchVector(query, 5)).toEqual(fromMemory);
+    const hits = await store.searchVector(query, 5);
+    expect(hits.map((hit) => hit.chunk.startLine)).toEqual([2, 1]);
     await store.close();
-    await disk.close();
 
     const after = new Database(path, { readonly: true });
     expect(schemaVersion(after)).toBe(SCHEMA_VERSION);
@@ -254,13 +250,13 @@ describe("schema migrations (PRAGMA user_version)", () => {
     expect(before.totals).toEqual({ rows: 5 + 3, tokens: tokens + 9 }); // deleted rows counted
     expect(before.terms.filter(([, terms]) => terms === null)).toHaveLength(3);
 
-    const store = await temp.open({ path, keywordMemoryAfterSearches: 0 });
+    const store = await temp.open({ path });
     const after = fullTextState(path);
     expect(after.totals).toEqual({ rows: 5, tokens });
     expect(after.terms).toEqual(
       V4_CHUNKS.map((terms, i) => [`notes/${String(i).padStart(2, "0")}.md:1`, [...terms].sort()]),
     );
-    // It ranks as an index written fresh, from memory (every chunk has terms now) and by FTS5.
+    // It ranks as an index written fresh.
     const fresh = await temp.open({ path: join(await temp.dir(), "fresh.sqlite") });
     await fresh.write({
       upserts: V4_CHUNKS.map((terms, i) =>
@@ -279,7 +275,6 @@ describe("schema migrations (PRAGMA user_version)", () => {
     const expected = await answers(fresh);
     expect(expected.scores.length).toBeGreaterThan(20);
     expect(await answers(store)).toEqual(expected);
-    expect(await answers(await temp.open({ path, keywordMemoryMb: 0 }))).toEqual(expected);
     // Deletes keep the totals exact from now on.
     await store.write({ deletes: ["notes/00.md", "notes/01.md"] });
     const removed = (V4_CHUNKS[0]?.length ?? 0) + (V4_CHUNKS[1]?.length ?? 0);
@@ -311,6 +306,70 @@ describe("schema migrations (PRAGMA user_version)", () => {
     after.close();
   });
 
+  it("upgrading a version-7 index rebuilds vec0 with unit vectors: the same hits and scores", async () => {
+    const path = join(await temp.dir(), "index.sqlite");
+    const vectors = [
+      [3, 4],
+      [0, 2],
+      [0, 0],
+      [-1, 0.5],
+      [0.6, 0.8],
+    ];
+    const db = new Database(path);
+    try {
+      sqliteVec.load(db);
+      db.pragma("journal_mode = WAL");
+      migrate(db, path, 7);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('store-sqlite.dims', '2')").run();
+      db.exec(
+        "CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[2] distance_metric=cosine, tier text, source text)",
+      );
+      vectors.forEach((vector, i) => {
+        const { lastInsertRowid: rowid } = db
+          .prepare(
+            `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
+             VALUES (?, 'a.md', 'memory', 'long', ?, ?, '[]', 'text', 'h')`,
+          )
+          .run(`c${i}`, i + 1, i + 1);
+        const blob = Buffer.from(Float32Array.from(vector).buffer);
+        db.prepare(
+          "INSERT INTO chunks_vec (rowid, embedding, tier, source) VALUES (?, ?, 'long', 'memory')",
+        ).run(BigInt(rowid), blob);
+        db.prepare("INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)").run(rowid, blob);
+      });
+    } finally {
+      db.close();
+    }
+    const store = await temp.open({ path });
+    const fresh = await temp.open({ path: ":memory:" });
+    await fresh.reset({ dims: 2 });
+    await fresh.write({
+      upserts: [
+        upsert(
+          "a.md",
+          vectors.map((vector, i) => [i + 1, ["t"], vector] as [number, string[], number[]]),
+        ),
+      ],
+    });
+    for (const query of [
+      [1, 1],
+      [0, -1],
+      [-2, 1],
+    ]) {
+      const vector = Float32Array.from(query);
+      const hits = await store.searchVector(vector, 5);
+      expect(hits.map((hit) => hit.chunk.startLine)).toEqual(
+        (await fresh.searchVector(vector, 5)).map((hit) => hit.chunk.startLine),
+      );
+      expect(hits).toHaveLength(4); // the zero vector has no cosine
+    }
+    expect((await store.searchVector(Float32Array.from([0.6, 0.8]), 1))[0]?.score).toBeCloseTo(
+      1,
+      6,
+    );
+    expect((await store.stats()).vectors).toBe(5);
+  });
+
   it("opening an up-to-date database again runs no migration", async () => {
     const path = join(await temp.dir(), "index.sqlite");
     const first = await temp.open({ path });
@@ -339,3 +398,27 @@ describe("schema migrations (PRAGMA user_version)", () => {
     check.close();
   });
 });
+
+/**
+ * FTS5's totals from its averages record (`<table>_data` id 1: the row count, then the token
+ * count of each column, as SQLite varints). FTS5's private layout: read here only to check that
+ * upgrades leave the totals `bm25()` reads exact; the store itself never reads it.
+ */
+function readBm25Totals(statements: StatementCache): { rows: number; tokens: number } | undefined {
+  const block = statements.get("SELECT block FROM chunks_fts_data WHERE id = 1").pluck().get() as
+    | Buffer
+    | undefined;
+  if (!block?.length) return { rows: 0, tokens: 0 };
+  const values: number[] = [];
+  let value = 0;
+  for (const byte of block) {
+    value = value * 0x80 + (byte & 0x7f);
+    if (byte < 0x80) {
+      values.push(value);
+      value = 0;
+    }
+  }
+  const [rows, ...columns] = values;
+  if (rows === undefined) return undefined;
+  return { rows, tokens: columns.reduce((sum, count) => sum + count, 0) };
+}

@@ -6,17 +6,9 @@ const temp = useTempStores();
 const lines = (hits: Array<{ chunk: { path: string; startLine: number } }>) =>
   hits.map((hit) => `${hit.chunk.path}:${hit.chunk.startLine}`);
 
-// Both scans: the in-memory SIMD one (default) and sqlite-vec's (vectorMemoryMb: 0).
-describe.each([
-  { scan: "in memory", vectorMemoryMb: 256 },
-  { scan: "sqlite-vec", vectorMemoryMb: 0 },
-])("vector search beyond vec0's KNN limits ($scan)", ({ vectorMemoryMb }) => {
+describe("vector search beyond vec0's KNN limits", () => {
   it("a k above vec0's limit scans exactly", async () => {
-    const store = await temp.open({
-      path: ":memory:",
-      vectorMemoryMb,
-      vectorMemoryAfterSearches: 0,
-    });
+    const store = await temp.open({ path: ":memory:" });
     await store.reset({ dims: 2 });
     await store.write({
       upserts: [
@@ -35,11 +27,7 @@ describe.each([
   });
 
   it("a tie group larger than vec0's limit still comes back in path, line order", async () => {
-    const store = await temp.open({
-      path: ":memory:",
-      vectorMemoryMb,
-      vectorMemoryAfterSearches: 0,
-    });
+    const store = await temp.open({ path: ":memory:" });
     await store.reset({ dims: 2 });
     const count = MAX_KNN_K + 100;
     const chunks = Array.from(
@@ -54,11 +42,7 @@ describe.each([
   });
 
   it("a zero query vector has no cosine similarity and finds nothing", async () => {
-    const store = await temp.open({
-      path: ":memory:",
-      vectorMemoryMb,
-      vectorMemoryAfterSearches: 0,
-    });
+    const store = await temp.open({ path: ":memory:" });
     await store.reset({ dims: 2 });
     await store.write({ upserts: [upsert("a.md", [[1, ["t"], [1, 0]]])] });
     expect(await store.searchVector(Float32Array.from([0, 0]), 5)).toEqual([]);
@@ -66,11 +50,7 @@ describe.each([
   });
 
   it("reads embeddings from any Float32Array view", async () => {
-    const store = await temp.open({
-      path: ":memory:",
-      vectorMemoryMb,
-      vectorMemoryAfterSearches: 0,
-    });
+    const store = await temp.open({ path: ":memory:" });
     await store.reset({ dims: 2 });
     const backing = new Float32Array([9, 9, 1, 0, 9]);
     const view = backing.subarray(2, 4);

@@ -84,7 +84,10 @@ export function registerMcp(program: Command, io: Io): void {
       // The MCP SDK is loaded here, not at start-up: it costs every other command ~0.3 s.
       const { createEngramMcpServer } = await import("../mcp/server.js");
       const { ResourceChanges } = await import("../mcp/changes.js");
-      const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
+      const memory = await openMemory(workspaceDir(g.workspace), {
+        store: g.store,
+        longLived: true,
+      });
       const stops: (() => unknown)[] = [];
       try {
         const readOnly = flags.readOnly === true;

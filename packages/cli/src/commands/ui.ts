@@ -54,7 +54,10 @@ export function registerUi(program: Command, io: Io): void {
       const log = (text: string) => io.stderr.write(`engram ui: ${text}\n`);
       // The page server is loaded here, not at start-up, like the MCP SDK.
       const { startUi, isLoopback, openBrowser, defaultBenchDir } = await import("@engram/ui");
-      const memory = await openMemory(workspaceDir(g.workspace), { store: g.store });
+      const memory = await openMemory(workspaceDir(g.workspace), {
+        store: g.store,
+        longLived: true,
+      });
       try {
         for (const text of memory.warnings) log(`warning: ${text}`);
         const benchDir = flags.benchDir ?? (await defaultBenchDir(process.cwd()));

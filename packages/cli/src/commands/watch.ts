@@ -35,7 +35,7 @@ export function registerWatch(program: Command, io: Io): void {
           ? emit("error", { message: (error as Error).message }, "")
           : warn(io, `${what}: ${(error as Error).message}`);
 
-      let memory: Memory = await openMemory(dir);
+      let memory: Memory = await openMemory(dir, { longLived: true });
       let stopped = false;
       let maintenance: MaintenanceScheduler | undefined;
       let reopening: Promise<void> | undefined;
@@ -91,7 +91,7 @@ export function registerWatch(program: Command, io: Io): void {
         await memory.close().catch(() => {});
         while (!stopped) {
           try {
-            memory = await openMemory(dir);
+            memory = await openMemory(dir, { longLived: true });
             await start(memory);
             emit("reopened", { workspace: memory.workspace }, `Reopened ${memory.workspace}`);
             return;

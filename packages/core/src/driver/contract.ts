@@ -1,3 +1,4 @@
+import type { IndexedChunk } from "../ranking/in-memory-index.js";
 import type {
   FileRecord,
   SearchFilter,
@@ -110,11 +111,22 @@ export interface MemoryStore {
   stats(): Promise<StoreStats>;
 
   /**
-   * Optional. Resolves once the work the store does in the background between calls (such as
-   * loading an in-memory copy of a large index while its tables answer searches) has finished or
-   * stopped. Searches are correct without it; a benchmark awaits it to time the steady state.
+   * Optional, for core's `withMemoryIndex`: a number that grows by exactly one with each `write`,
+   * `reset` and `resetVectors` of this instance, and changes with any other instance's or
+   * process's change to the store. A copy of the index taken at one value is current while the
+   * store still answers that value.
    */
-  settled?(): Promise<void>;
+  generation?(): Promise<number>;
+  /**
+   * Optional, for `withMemoryIndex`: every chunk with its analysed terms (repeats kept; order
+   * may differ) and vector, a page at a time. Pages may be read at different moments: the
+   * caller compares {@link generation} before and after.
+   */
+  scanChunks?(): AsyncIterable<IndexedChunk[]>;
+  /** Optional, for `withMemoryIndex`: the chunks with these ids (absent ids are left out). */
+  getChunksById?(ids: readonly string[]): Promise<StoredChunk[]>;
+  /** Optional, for `withMemoryIndex`: the vectors of these chunk ids (absent: no vector). */
+  getVectors?(ids: readonly string[]): Promise<Map<string, Float32Array>>;
 
   /**
    * Optional. Make sure the storage this store has open is still the one at its location and is

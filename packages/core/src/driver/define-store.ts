@@ -87,8 +87,6 @@ export interface StoreDriver {
   ): Promise<StoreHit[]>;
   stats(): Promise<StoreStats>;
   refresh?(): Promise<boolean>;
-  /** See `MemoryStore.settled` (not guarded: it only waits). */
-  settled?(): Promise<void>;
   /**
    * The `EngramError` (code, message, hint) for an error the backend threw while doing `action`
    * (e.g. "search the index"), or undefined to let it pass as it is.
@@ -132,7 +130,6 @@ class DefinedStore implements MemoryStore {
   readonly capabilities: StoreCapabilities;
   readonly keyValue?: KeyValueStore;
   readonly refresh?: () => Promise<boolean>;
-  readonly settled?: () => Promise<void>;
   readonly resetVectors?: (options: { dims: number | null }) => Promise<void>;
   readonly #driver: StoreDriver;
   #phase: Phase = "new";
@@ -152,7 +149,6 @@ class DefinedStore implements MemoryStore {
         return this.#call("reopen the index", refresh);
       };
     }
-    if (driver.settled) this.settled = driver.settled.bind(driver);
     if (driver.resetVectors) {
       const resetVectors = driver.resetVectors.bind(driver);
       this.resetVectors = async ({ dims }) => {

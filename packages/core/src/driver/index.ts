@@ -104,6 +104,12 @@ export { cosineSimilarity, KERNEL_SLACK, quantize } from "../ranking/quantize.js
 export { javascriptKernel, type VectorKernel, vectorKernel } from "../ranking/vector-kernel.js";
 export { KthSmallest } from "../ranking/vector-matrix.js";
 export {
+  type MemoryIndexedStore,
+  type MemoryIndexOptions,
+  withMemoryIndex,
+  withMemoryIndexFactory,
+} from "../ranking/with-memory-index.js";
+export {
   CHARACTER_TERM_WEIGHT,
   isCharacterTerm,
   termFrequencyWeight,

@@ -27,6 +27,11 @@ export interface InMemoryIndexOptions {
   exactVectors?: (ids: readonly string[]) => Promise<ReadonlyMap<string, Float32Array>>;
   /** The int8 scan (default: USearch's SIMD kernel when installed, else JavaScript). */
   kernel?: VectorKernel;
+  /**
+   * Vectors the index will hold, when known (a load from a store): their rows are allocated at
+   * once instead of doubling, which at 100k × 384 saves ~12 MB held and ~40 MB of copies.
+   */
+  expectedVectors?: number;
 }
 
 /** Dead slots above which the index renumbers (and so drops) them: a quarter of all slots. */
@@ -49,11 +54,13 @@ export class InMemoryIndex {
   #matrix: VectorMatrix | undefined;
   readonly #kernel: VectorKernel;
   readonly #exact: ExactVectors;
+  readonly #expectedVectors: number;
   /** Float32 vectors by slot, when no exact source was given. */
   readonly #own: Map<number, Float32Array> | undefined;
 
   constructor(options: InMemoryIndexOptions = {}) {
     this.#kernel = options.kernel ?? vectorKernel();
+    this.#expectedVectors = options.expectedVectors ?? 0;
     const source = options.exactVectors;
     if (source) {
       this.#own = undefined;
@@ -115,7 +122,11 @@ export class InMemoryIndex {
       const slot = this.#slots.add(chunk);
       this.#postings.add(slot, chunk.terms);
       if (chunk.embedding) {
-        this.#matrix ??= new VectorMatrix(chunk.embedding.length, this.#kernel);
+        this.#matrix ??= new VectorMatrix(
+          chunk.embedding.length,
+          this.#kernel,
+          this.#expectedVectors,
+        );
         if (chunk.embedding.length !== this.#matrix.dims) {
           throw new Error(
             `a ${chunk.embedding.length}-dimensional vector in an index of ${this.#matrix.dims}`,

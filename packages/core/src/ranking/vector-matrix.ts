@@ -43,14 +43,17 @@ export class VectorMatrix {
   /** Largest rounding angle of any row ever held (removals never lower it: still a bound). */
   #rounding = 0;
 
+  /** @param capacity Rows to make room for at once (a load that knows its size grows no copies). */
   constructor(
     readonly dims: number,
     private readonly kernel: VectorKernel,
+    capacity = INITIAL_ROWS,
   ) {
-    this.#data = new Int8Array(INITIAL_ROWS * dims);
-    this.#norms = new Float64Array(INITIAL_ROWS);
-    this.#slots = new Int32Array(INITIAL_ROWS);
-    this.#state = new Uint8Array(INITIAL_ROWS);
+    const rows = Math.max(INITIAL_ROWS, capacity);
+    this.#data = new Int8Array(rows * dims);
+    this.#norms = new Float64Array(rows);
+    this.#slots = new Int32Array(rows);
+    this.#state = new Uint8Array(rows);
   }
 
   /** Vectors held. */

@@ -20,7 +20,7 @@ describe("engram.config.schema.json", () => {
       layout: "three-tier",
       extraPaths: ["../团队笔记"],
       search: { maxResults: 6, fusion: "rrf", tierWeights: { long: 1, archive: 0.9 } },
-      store: { driver: "sqlite", options: { vectorMemoryMb: 128 } },
+      store: { driver: "sqlite", options: { busyTimeoutMs: 2000 } },
       embedding: { provider: "openai", providers: { openai: { model: "text-embedding-3-small" } } },
     };
     expect(() => resolveConfig(config as never)).not.toThrow();

@@ -2,11 +2,16 @@ import { join } from "node:path";
 import type { MemoryStore } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { StatementCache } from "../src/connection.js";
 import { CHUNK_TERMS_TABLE, migrate, TERM_IDS_TABLE } from "../src/schema.js";
-import { StatementCache } from "../src/statements.js";
-import { TermCountEncoder, TermCountReader } from "../src/term-counts.js";
 import { TermDictionary } from "../src/term-dictionary.js";
-import { VarintReader, varintLength, writeVarint } from "../src/varint.js";
+import {
+  TermCountEncoder,
+  TermCountReader,
+  VarintReader,
+  varintLength,
+  writeVarint,
+} from "../src/terms.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();

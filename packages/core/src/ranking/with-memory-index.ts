@@ -1,0 +1,284 @@
+import { resultLimit } from "../driver/checks.js";
+import { compareChunkOrder } from "../driver/chunk-order.js";
+import type { MemoryStore, StoreFactory } from "../driver/contract.js";
+import type {
+  FileRecord,
+  SearchFilter,
+  Source,
+  StoreBatch,
+  StoredChunk,
+  StoreHit,
+  StoreStats,
+} from "../driver/records.js";
+import { type IndexHit, InMemoryIndex } from "./in-memory-index.js";
+import type { VectorKernel } from "./vector-kernel.js";
+
+/** How {@link withMemoryIndex} keeps its copy. */
+export interface MemoryIndexOptions {
+  /**
+   * Chunks above which the copy loads in the background while the store answers (default 2,000;
+   * a smaller index loads inside the first search, which it holds up by a few ms).
+   */
+  backgroundAbove?: number;
+  /** The int8 vector scan (default: USearch's SIMD kernel when installed, else JavaScript). */
+  kernel?: VectorKernel;
+}
+
+/** A store with the in-memory index in front: see {@link withMemoryIndex}. */
+export interface MemoryIndexedStore extends MemoryStore {
+  /** Resolves when no load of the copy is under way (a benchmark awaits it to time the steady state). */
+  indexReady(): Promise<void>;
+  /** True while searches are answered from the copy in memory (false: by the store). */
+  readonly indexLoaded: boolean;
+}
+
+const DEFAULT_BACKGROUND_ABOVE = 2000;
+/** Wait before a load starts again after a write overtook one (ms), doubling to a minute. */
+const RETRY_MS = 250;
+const MAX_RETRY_MS = 60_000;
+
+/**
+ * `store` with engram's {@link InMemoryIndex} in front: searches are answered from a copy of the
+ * index in this process's memory (RAM speed, the same ranking: the in-memory index is the
+ * reference every store's ranking is held to). The copy loads, a page at a time between turns of
+ * the event loop, on the first search; until it is loaded the store answers. It follows this
+ * process's writes and is dropped and loaded again after another process's (the store's
+ * `generation()` tells). For long-lived processes (`engram watch`, `mcp`, `ui`, a server): a
+ * one-shot process would pay for a load it never uses.
+ *
+ * A store without `generation`, `scanChunks`, `getChunksById` and `getVectors` is returned with
+ * only `indexReady` added (the in-memory store is such an index already).
+ */
+export function withMemoryIndex(
+  store: MemoryStore,
+  options: MemoryIndexOptions = {},
+): MemoryIndexedStore {
+  if (!store.generation || !store.scanChunks || !store.getChunksById || !store.getVectors) {
+    return Object.assign(store, { indexReady: async () => {}, indexLoaded: false });
+  }
+  return new MemoryIndexFront(store, options);
+}
+
+/** A store factory whose stores have the in-memory index in front (see {@link withMemoryIndex}). */
+export function withMemoryIndexFactory(
+  factory: StoreFactory,
+  options: MemoryIndexOptions = {},
+): StoreFactory {
+  return async (context) => withMemoryIndex(await factory(context), options);
+}
+
+/** The copy and the store generation it reflects. */
+interface Copy {
+  index: InMemoryIndex;
+  generation: number;
+}
+
+class MemoryIndexFront implements MemoryIndexedStore {
+  readonly kind: string;
+  readonly capabilities: MemoryStore["capabilities"];
+  readonly keyValue?: MemoryStore["keyValue"];
+  readonly refresh?: () => Promise<boolean>;
+  readonly resetVectors?: (options: { dims: number | null }) => Promise<void>;
+  readonly #store: MemoryStore;
+  readonly #options: MemoryIndexOptions;
+  #copy: Copy | undefined;
+  #loading: Promise<void> | undefined;
+  #retryAt = 0;
+  #retryMs = RETRY_MS;
+  #closed = false;
+
+  constructor(store: MemoryStore, options: MemoryIndexOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.kind = store.kind;
+    this.capabilities = store.capabilities;
+    if (store.keyValue) this.keyValue = store.keyValue;
+    const { refresh, resetVectors } = store;
+    if (refresh) {
+      this.refresh = async () => {
+        const replaced = await refresh.call(store);
+        if (replaced) this.#copy = undefined;
+        return replaced;
+      };
+    }
+    if (resetVectors) {
+      this.resetVectors = async (options) => {
+        this.#copy = undefined;
+        await resetVectors.call(store, options);
+      };
+    }
+  }
+
+  get indexLoaded(): boolean {
+    return this.#copy !== undefined;
+  }
+
+  init(): Promise<void> {
+    return this.#store.init();
+  }
+
+  getMeta(key: string): Promise<string | undefined> {
+    return this.#store.getMeta(key);
+  }
+
+  setMeta(key: string, value: string): Promise<void> {
+    return this.#store.setMeta(key, value);
+  }
+
+  async reset(options: { dims: number | null }): Promise<void> {
+    this.#copy = undefined;
+    await this.#store.reset(options);
+  }
+
+  dims(): Promise<number | null> {
+    return this.#store.dims();
+  }
+
+  getFile(path: string): Promise<FileRecord | undefined> {
+    return this.#store.getFile(path);
+  }
+
+  listFiles(filter?: { source?: Source }): Promise<FileRecord[]> {
+    return this.#store.listFiles(filter);
+  }
+
+  getChunks(path: string): Promise<StoredChunk[]> {
+    return this.#store.getChunks(path);
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.#store.stats();
+  }
+
+  /**
+   * Write to the store, then to the copy, when the store's generation moved by this write alone
+   * (otherwise another process wrote too: the copy is dropped and loads again on a later search).
+   */
+  async write(batch: StoreBatch): Promise<void> {
+    const copy = this.#copy;
+    const before = copy ? await this.#generation() : undefined;
+    await this.#store.write(batch);
+    if (!copy || this.#copy !== copy) return;
+    const after = await this.#generation();
+    if (before !== copy.generation || after !== copy.generation + 1) {
+      this.#copy = undefined;
+      return;
+    }
+    // The store refused nothing, so the batch is valid: the same paths go, the last upsert wins.
+    const upserts = new Map((batch.upserts ?? []).map((upsert) => [upsert.file.path, upsert]));
+    copy.index.removePaths(new Set([...(batch.deletes ?? []), ...upserts.keys()]));
+    copy.index.add([...upserts.values()].flatMap((upsert) => upsert.chunks));
+    copy.generation = after;
+  }
+
+  async searchText(
+    terms: readonly string[],
+    k: number,
+    filter?: SearchFilter,
+  ): Promise<StoreHit[]> {
+    const index = await this.#current();
+    if (!index) return this.#store.searchText(terms, k, filter);
+    const limit = Math.min(resultLimit(k), index.size);
+    return limit > 0 ? this.#hits(index.searchText(terms, limit, filter)) : [];
+  }
+
+  async searchVector(vector: Float32Array, k: number, filter?: SearchFilter): Promise<StoreHit[]> {
+    const index = await this.#current();
+    // The store checks dimensions and knows an index without vectors.
+    if (!index || index.dims === null || vector.length !== index.dims) {
+      return this.#store.searchVector(vector, k, filter);
+    }
+    const limit = Math.min(resultLimit(k), index.vectors);
+    return limit > 0 ? this.#hits(await index.searchVector(vector, limit, filter)) : [];
+  }
+
+  async indexReady(): Promise<void> {
+    while (this.#loading) await this.#loading;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#copy = undefined;
+    await this.#store.close();
+  }
+
+  #generation(): Promise<number> {
+    return (this.#store.generation as () => Promise<number>).call(this.#store);
+  }
+
+  /**
+   * The copy when it reflects the store's current generation; otherwise undefined (the store
+   * answers) after starting a load, which this search awaits when the index is small.
+   */
+  async #current(): Promise<InMemoryIndex | undefined> {
+    if (this.#closed) return undefined;
+    const generation = await this.#generation();
+    const copy = this.#copy;
+    if (copy?.generation === generation) return copy.index;
+    this.#copy = undefined;
+    if (this.#loading || performance.now() < this.#retryAt) return undefined;
+    const { chunks, vectors } = await this.#store.stats();
+    const load = this.#load(generation, vectors);
+    if (chunks > (this.#options.backgroundAbove ?? DEFAULT_BACKGROUND_ABOVE)) return undefined;
+    await load;
+    const loaded = this.#copy as Copy | undefined;
+    return loaded?.generation === generation ? loaded.index : undefined;
+  }
+
+  /** Load the copy at `generation`; kept only if no write changed the store meanwhile. */
+  #load(generation: number, vectors: number): Promise<void> {
+    const store = this.#store;
+    const index = new InMemoryIndex({
+      expectedVectors: vectors,
+      exactVectors: async (ids) =>
+        (await (
+          store.getVectors as (ids: readonly string[]) => Promise<Map<string, Float32Array>>
+        ).call(store, ids)) ?? new Map(),
+      ...(this.#options.kernel ? { kernel: this.#options.kernel } : {}),
+    });
+    const run = async () => {
+      let kept = false;
+      try {
+        const pages = (store.scanChunks as () => AsyncIterable<never[]>).call(store);
+        for await (const page of pages) {
+          if (this.#closed) return;
+          index.add(page);
+          // Between pages, searches (answered by the store meanwhile) and writes run.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        kept = !this.#closed && (await this.#generation()) === generation;
+      } catch {
+        kept = false; // the store failed or closed under the scan: it keeps answering
+      }
+      if (kept) {
+        this.#copy = { index, generation };
+        this.#retryMs = RETRY_MS;
+      } else {
+        this.#retryAt = performance.now() + this.#retryMs;
+        this.#retryMs = Math.min(MAX_RETRY_MS, this.#retryMs * 2);
+      }
+    };
+    const loading = run().finally(() => {
+      if (this.#loading === loading) this.#loading = undefined;
+    });
+    this.#loading = loading;
+    return loading;
+  }
+
+  /** The store's chunks for the index's hits, in the contract's order. */
+  async #hits(hits: IndexHit[]): Promise<StoreHit[]> {
+    if (!hits.length) return [];
+    const getChunksById = this.#store.getChunksById as (ids: string[]) => Promise<StoredChunk[]>;
+    const chunks = await getChunksById.call(
+      this.#store,
+      hits.map((hit) => hit.chunk.id),
+    );
+    const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    const out: StoreHit[] = [];
+    for (const hit of hits) {
+      const chunk = byId.get(hit.chunk.id);
+      if (chunk) out.push({ chunk, score: hit.score });
+    }
+    return out.sort((a, b) => b.score - a.score || compareChunkOrder(a.chunk, b.chunk));
+  }
+}
