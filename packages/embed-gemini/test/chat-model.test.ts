@@ -9,9 +9,7 @@ import {
 } from "../src/index.js";
 import { generateAnswer, type WireGenerateBody } from "./gemini-generate-wire.js";
 import {
-  apiKeyInvalid,
   type GeminiWireServer,
-  internalError,
   invalidArgument,
   perDayQuota,
   perMinuteLimit,
@@ -92,29 +90,15 @@ describe("geminiLanguageModel against the Gemini API's wire format", () => {
     });
   });
 
-  it("answers plain text without a schema, and says when maxOutputTokens cut it", async () => {
+  it("answers plain text without a schema, with no generationConfig", async () => {
     const model = await make();
     const plain = await model.generate({ messages: [{ role: "user", content: "你好" }] });
     expect(plain).toMatchObject({ text: "You said: 你好", finishReason: "stop" });
-    expect(plain.value).toBeUndefined();
     expect(lastBody().generationConfig ?? {}).toEqual({});
-    server.queue(generateAnswer("word ".repeat(40)));
-    const cut = await model.generate({
-      messages: [{ role: "user", content: "ramble" }],
-      maxTokens: 4,
-    });
-    expect(cut).toMatchObject({ finishReason: "length", usage: { outputTokens: 4 } });
-  });
-
-  it("with the server's own example answer, the value matches the schema", async () => {
-    const result = await (await make()).generate({
-      messages: [{ role: "user", content: "x" }],
-      schema: FACTS,
-    });
-    expect(result.value).toEqual({ facts: [{ text: "text", source: "text" }] });
   });
 });
 
+// A bad key, a 500, timeouts, HTML bodies, schema mismatches and cut-off JSON: the conformance kit.
 describe("failures are ModelErrors, one request each", () => {
   async function failure(
     reply: WireReply | ((r: never) => WireReply) | undefined,
@@ -134,9 +118,7 @@ describe("failures are ModelErrors, one request each", () => {
     return error as ModelError;
   }
 
-  it("a wrong key → MODEL_AUTH; a per-minute limit → MODEL_RATE_LIMIT; a daily quota → MODEL_QUOTA", async () => {
-    expect(await failure(apiKeyInvalid())).toMatchObject({ code: "MODEL_AUTH", status: 400 });
-    server.requests.length = 0;
+  it("a per-minute limit → MODEL_RATE_LIMIT after RetryInfo's delay; a daily quota → MODEL_QUOTA", async () => {
     expect(await failure(perMinuteLimit("7s"))).toMatchObject({
       code: "MODEL_RATE_LIMIT",
       retryAfterMs: 7000,
@@ -145,42 +127,24 @@ describe("failures are ModelErrors, one request each", () => {
     expect(await failure(perDayQuota())).toMatchObject({ code: "MODEL_QUOTA", retryable: false });
   });
 
-  it("a prompt over the context → MODEL_TOO_LONG; 500 → MODEL_SERVER; an unknown model → MODEL_BAD_INPUT", async () => {
+  it("a prompt over the context → MODEL_TOO_LONG; an unknown model → MODEL_BAD_INPUT", async () => {
     const tooLong = invalidArgument(
       "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
     );
     expect(await failure(tooLong)).toMatchObject({ code: "MODEL_TOO_LONG" });
     server.requests.length = 0;
-    expect(await failure(internalError())).toMatchObject({ code: "MODEL_SERVER", status: 500 });
-    server.requests.length = 0;
     const unknown = await failure(undefined, { model: "gemini-9-ultra" });
     expect(unknown).toMatchObject({ code: "MODEL_BAD_INPUT", status: 404 });
   });
 
-  it("a slow server → MODEL_TIMEOUT; a hang-up → MODEL_NETWORK", async () => {
-    const slow = await failure({ status: 200, json: {}, delayMs: 2000 }, { timeoutMs: 200 });
-    expect(slow).toMatchObject({ code: "MODEL_TIMEOUT" });
-    server.requests.length = 0;
+  it("a hang-up → MODEL_NETWORK", async () => {
     expect(await failure({ status: 200, hangUp: true })).toMatchObject({ code: "MODEL_NETWORK" });
   });
 
-  it("unreadable bodies, prose, a cut-off answer → MODEL_BAD_RESPONSE; a blocked prompt → MODEL_BAD_INPUT", async () => {
-    const html = await failure({
-      status: 200,
-      headers: { "content-type": "text/html" },
-      text: "<html>",
-    });
-    expect(html).toMatchObject({ code: "MODEL_BAD_RESPONSE", retryable: true });
-    expect(html.message).toContain("not a generateContent response");
-    server.requests.length = 0;
+  it("prose → MODEL_BAD_RESPONSE with the tokens it cost; a blocked prompt → MODEL_BAD_INPUT", async () => {
     const prose = await failure(generateAnswer("Here you go: 用户偏好深色模式"));
     expect(prose.message).toContain("is not JSON");
     expect(prose.usage?.outputTokens).toBeGreaterThan(0);
-    server.requests.length = 0;
-    const cut = await failure(
-      generateAnswer(JSON.stringify(FACTS_VALUE).slice(0, 20), { finishReason: "MAX_TOKENS" }),
-    );
-    expect(cut.message).toContain("cut off");
     server.requests.length = 0;
     const blocked = await failure(generateAnswer(undefined, { blockReason: "PROHIBITED_CONTENT" }));
     expect(blocked).toMatchObject({ code: "MODEL_BAD_INPUT", retryable: false });

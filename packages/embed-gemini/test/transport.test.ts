@@ -23,19 +23,8 @@ const settle = (promise: Promise<unknown>): Promise<unknown> =>
 
 // timeoutMs must outlast the request's way to the server on a loaded machine (a CI run with
 // vitest workers on both cores took over 300 ms), yet end well before the server's delay.
+// Headers slower than timeoutMs, and aborts before and during a call: the conformance kit.
 describe("timeouts", () => {
-  it("a server that does not answer within timeoutMs → timeout, one request", async () => {
-    server.queue({ status: 200, json: { embeddings: [] }, delayMs: 5_000 });
-    const e = await embedder({ timeoutMs: 1_500 });
-    const started = Date.now();
-    const error = await settle(e.embedBatch(["slow"]));
-    expect(Date.now() - started).toBeLessThan(4_000);
-    expect(isEmbeddingError(error) && error.kind).toBe("timeout");
-    expect(isEmbeddingError(error) && error.retryable).toBe(true);
-    expect((error as Error).message).toBe(`gemini: no answer from ${server.url} within 1500 ms`);
-    expect(server.requests).toHaveLength(1);
-  });
-
   it("a body that stalls after the headers → timeout too", async () => {
     server.queue({ status: 200, json: { embeddings: [{ values: [1] }] }, bodyDelayMs: 5_000 });
     const e = await embedder({ timeoutMs: 1_500 });
@@ -66,28 +55,6 @@ describe("network failures", () => {
 });
 
 describe("AbortSignal", () => {
-  it("an already aborted signal rejects with its reason and sends nothing", async () => {
-    const e = await embedder();
-    const reason = new Error("user cancelled");
-    const error = await settle(e.embedBatch(["x"], AbortSignal.abort(reason)));
-    expect(error).toBe(reason);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it("aborting in flight rejects at once with the signal's reason", async () => {
-    server.queue({ status: 200, json: { embeddings: [] }, delayMs: 5_000 });
-    const e = await embedder();
-    const controller = new AbortController();
-    const reason = new Error("sync stopped");
-    const pending = settle(e.embedQuery("x", controller.signal));
-    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const started = Date.now();
-    controller.abort(reason);
-    expect(await pending).toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(server.requests).toHaveLength(1);
-  });
-
   it("a reason that is not an Error comes back unchanged (not wrapped by the SDK)", async () => {
     server.queue({ status: 200, json: { embeddings: [] }, delayMs: 5_000 });
     const e = await embedder();

@@ -107,7 +107,8 @@ export async function localReranker(options: LocalRerankerOptions): Promise<Loca
       const { context } = await load();
       if (closed) throw closedError(model);
       callOptions.signal?.throwIfAborted();
-      return context.rankAll(query, [...documents]);
+      // A document longer than the context is scored in overlapping windows; its best counts.
+      return context.rankAll(query, [...documents], { onOverflow: "maxChunk" });
     },
     async close() {
       if (closed) return;

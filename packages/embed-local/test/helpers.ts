@@ -29,7 +29,9 @@ export function useTinyModels(): TinyModels & {
       return writeTinyBertGguf(join(state.dir, name), options);
     },
     async create(options: LocalEmbedderOptions) {
-      const embedder = await localEmbedder({ gpu: "cpu", threads: 2, ...options });
+      // One thread: llama.cpp's threads spin at a barrier for each other, and on a busy machine
+      // (vitest runs four files at once on two cores) two threads made calls 5–200× slower.
+      const embedder = await localEmbedder({ gpu: "cpu", threads: 1, ...options });
       open.push(embedder);
       return embedder;
     },

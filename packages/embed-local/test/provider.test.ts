@@ -24,14 +24,14 @@ describe("localProvider", () => {
       ENGRAM_LOCAL_MODEL_PATH: models.model,
       ENGRAM_LOCAL_BATCH_SIZE: "8",
       ENGRAM_LOCAL_GPU: "cpu",
-      ENGRAM_LOCAL_THREADS: "2",
+      ENGRAM_LOCAL_THREADS: "1",
     };
     const settings = resolveProviderSettings(localProvider, { contextSize: 64 }, env);
     expect(settings).toEqual({
       modelPath: models.model,
       batchSize: 8,
       gpu: "cpu",
-      threads: 2,
+      threads: 1,
       contextSize: 64,
     });
     expect(await localProvider.check(settings)).toEqual({ ok: true });
@@ -82,7 +82,7 @@ describe("hf: models", () => {
     await copyFile(models.model, cached);
     const settings = { modelPath: "hf:engram/tiny-bert/tiny-bert.gguf", modelCacheDir: cache };
     expect(await localProvider.check(settings)).toEqual({ ok: true });
-    const embedder = await create({ ...settings, gpu: "cpu" });
+    const embedder = await create({ ...settings, gpu: "cpu", threads: 1 });
     expect(embedder.path).toBe(cached);
     expect(embedder.model).toBe("hf_engram_tiny-bert_tiny-bert.gguf");
     expect(await embedder.embedQuery("memory")).toHaveLength(32);

@@ -30,21 +30,17 @@ describe("localReranker (node-llama-cpp ranking context, tiny generated GGUF)", 
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("scores each document in [0, 1], deterministically, loading the model on first use", async () => {
-    const reranker = await localReranker({ modelPath: rankerPath, gpu: "cpu", threads: 2 });
+  // Count, order, independence from neighbours, determinism, empty lists: the conformance kit.
+  it("scores in [0, 1], loading the model on first use; CLOSED after close", async () => {
+    const reranker = await localReranker({ modelPath: rankerPath, gpu: "cpu", threads: 1 });
     try {
       expect(reranker.loaded).toBe(false);
       expect(reranker).toMatchObject({ id: "local", model: "tiny-reranker.gguf" });
       const scores = await reranker.rerank(QUERY, DOCS);
       expect(reranker.loaded).toBe(true);
-      expect(scores).toHaveLength(DOCS.length);
       for (const s of scores) expect(s).toBeGreaterThanOrEqual(0);
       for (const s of scores) expect(s).toBeLessThanOrEqual(1);
       expect(new Set(scores).size).toBe(DOCS.length);
-      expect(await reranker.rerank(QUERY, DOCS)).toEqual(scores);
-      // A document's score does not depend on its neighbours.
-      expect(await reranker.rerank(QUERY, [DOCS[2] as string])).toEqual([scores[2]]);
-      expect(await reranker.rerank(QUERY, [])).toEqual([]);
     } finally {
       await reranker.close();
     }
@@ -54,7 +50,7 @@ describe("localReranker (node-llama-cpp ranking context, tiny generated GGUF)", 
   });
 
   it("refuses an embedding model without a ranking head, naming the fix", async () => {
-    const reranker = await localReranker({ modelPath: embedderPath, gpu: "cpu", threads: 2 });
+    const reranker = await localReranker({ modelPath: embedderPath, gpu: "cpu", threads: 1 });
     try {
       const error = await reranker.rerank(QUERY, DOCS).catch((e: unknown) => e);
       expect(isEmbeddingError(error)).toBe(true);
@@ -68,7 +64,7 @@ describe("localReranker (node-llama-cpp ranking context, tiny generated GGUF)", 
   it("is chosen from the config with ENGRAM_RERANK_LOCAL_MODEL_PATH", async () => {
     const registry = { local: async () => localRerankerProvider };
     const reranker = await selectReranker(
-      { provider: "local", providers: { local: { gpu: "cpu" } } },
+      { provider: "local", providers: { local: { gpu: "cpu", threads: 1 } } },
       registry,
       {
         ENGRAM_RERANK_LOCAL_MODEL_PATH: rankerPath,

@@ -12,9 +12,21 @@ import type { AddressInfo } from "node:net";
 export interface RerankServer {
   url: string;
   requests: Array<{ path: string; headers: IncomingHttpHeaders; body: Record<string, unknown> }>;
-  /** Answer the next requests this way instead (status and body, or a stall). */
-  respond: (plan: { status?: number; body?: unknown; stallMs?: number } | undefined) => void;
+  /**
+   * Answer the next request this way instead, once (queued in order): a status and body, a body
+   * as raw text, or a stall of `stallMs` (ended early when the client goes away).
+   */
+  failNext: (plan: ReplyPlan) => void;
   close: () => Promise<void>;
+}
+
+/** How to answer one request instead of the emulator. */
+export interface ReplyPlan {
+  status?: number;
+  body?: unknown;
+  /** Sent as is, with `content-type: text/html`. */
+  text?: string;
+  stallMs?: number;
 }
 
 export function overlapScore(query: string, document: string): number {
@@ -26,9 +38,20 @@ export function overlapScore(query: string, document: string): number {
   return q.size ? shared / q.size : 0;
 }
 
+/** Wait `ms`, or less if the client goes away first (so no timer outlives a test). */
+function pause(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    res.on("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 export async function startRerankServer(): Promise<RerankServer> {
   const requests: RerankServer["requests"] = [];
-  let plan: { status?: number; body?: unknown; stallMs?: number } | undefined;
+  const plans: ReplyPlan[] = [];
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
@@ -39,7 +62,13 @@ export async function startRerankServer(): Promise<RerankServer> {
     const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
     const path = new URL(req.url ?? "/", "http://x").pathname;
     requests.push({ path, headers: req.headers, body });
-    if (plan?.stallMs) await new Promise((r) => setTimeout(r, plan?.stallMs));
+    const plan = plans.shift();
+    if (plan?.stallMs) await pause(res, plan.stallMs);
+    if (res.destroyed) return;
+    if (plan?.text !== undefined) {
+      res.writeHead(plan.status ?? 200, { "content-type": "text/html" });
+      return res.end(plan.text);
+    }
     if (plan?.status) return send(res, plan.status, plan.body ?? {});
     if (plan?.body !== undefined) return send(res, 200, plan.body);
     const query = String(body.query ?? "");
@@ -80,8 +109,8 @@ export async function startRerankServer(): Promise<RerankServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    respond: (next) => {
-      plan = next;
+    failNext: (plan) => {
+      plans.push(plan);
     },
     close: () =>
       new Promise((resolve) => {

@@ -69,11 +69,13 @@ export function createHashingEmbedder(
     get textsEmbedded() {
       return counters.textsEmbedded;
     },
-    async embedQuery(text) {
+    async embedQuery(text, signal) {
+      signal?.throwIfAborted();
       counters.queryCalls++;
       return embed(text);
     },
-    async embedBatch(texts) {
+    async embedBatch(texts, signal) {
+      signal?.throwIfAborted();
       counters.batchCalls++;
       counters.textsEmbedded += texts.length;
       return texts.map(embed);
