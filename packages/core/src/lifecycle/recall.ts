@@ -63,9 +63,11 @@ export class RecallLog {
     path: string;
     startLine: number;
     endLine: number;
+    /** The query, normalised (hashed when written). */
     query?: string;
     at: string;
   }> = [];
+  /** Texts of recent queries, by normalised query. */
   #texts = new Map<string, { text: string; lastAt: string }>();
   #flushing: Promise<void> = Promise.resolve();
 
@@ -89,7 +91,8 @@ export class RecallLog {
       keepText?: boolean;
     } = {},
   ): void {
-    const q = queryHash(query);
+    // Hashed when written: a one-shot search answers before the process's first SHA-256.
+    const q = normalizedQuery(query);
     const at = this.#now().toISOString();
     if (options.keepText !== false && results.some((r) => RECALLED_TIERS.has(r.tier)))
       this.#texts.set(q, { text: query, lastAt: at });
@@ -135,7 +138,12 @@ export class RecallLog {
     this.#pending = [];
     this.#texts = new Map();
     await withWorkspaceLock(this.#ws, "lifecycle-recall", async () => {
-      if (texts.size > 0) await writeQueryTexts(this.#ws, texts);
+      if (texts.size > 0) {
+        await writeQueryTexts(
+          this.#ws,
+          new Map([...texts].map(([q, text]) => [hashOfNormalized(q), text])),
+        );
+      }
       const file = (await readRecall(this.#ws)) ?? { version: 1, entries: {} };
       for (const e of events) {
         const key = `${e.path}#${e.startLine}-${e.endLine}`;
@@ -153,8 +161,9 @@ export class RecallLog {
         if (e.kind === "get") entry.gets++;
         else {
           entry.hits++;
-          if (e.query && !entry.queries.includes(e.query) && entry.queries.length < MAX_QUERIES)
-            entry.queries.push(e.query);
+          const hash = e.query === undefined ? undefined : hashOfNormalized(e.query);
+          if (hash && !entry.queries.includes(hash) && entry.queries.length < MAX_QUERIES)
+            entry.queries.push(hash);
         }
         if (e.at > entry.lastAt) entry.lastAt = e.at;
       }
@@ -172,7 +181,16 @@ export class RecallLog {
 
 /** The 12-hex-digit hash a query is recorded under (NFKC, trimmed, lower case). */
 export function queryHash(query: string): string {
-  return sha256Hex(query.normalize("NFKC").trim().toLowerCase()).slice(0, 12);
+  return hashOfNormalized(normalizedQuery(query));
+}
+
+/** What a query's hash is taken of: NFKC, trimmed, lower case (equal texts, equal hashes). */
+function normalizedQuery(query: string): string {
+  return query.normalize("NFKC").trim().toLowerCase();
+}
+
+function hashOfNormalized(normalized: string): string {
+  return sha256Hex(normalized).slice(0, 12);
 }
 
 async function writeQueryTexts(

@@ -235,14 +235,28 @@ export async function search(
   const chosen = config.mmr.enabled
     ? mmrByTerms(relevant, maxResults, config.mmr.lambda, termsOf)
     : relevant.slice(0, maxResults);
-  const lineWeights = lineTermWeights(
-    chosen.map((c) => c.chunk.text),
-    queryTerms,
-    termsOf,
-  );
+  // Snippets only ask which query terms each line holds (twice per line of a long chunk).
+  const lineTerms = memoised(analyzer.termsAmong?.(queryTerms) ?? termsOf);
+  // Only a chunk longer than a snippet is cut, by these weights: none, no weights to compute.
+  let lineWeights: Map<string, number> | undefined;
+  const weightsFor = (text: string) => {
+    if (text.length <= config.snippetChars) return undefined;
+    lineWeights ??= lineTermWeights(
+      chosen.map((c) => c.chunk.text),
+      queryTerms,
+      lineTerms,
+    );
+    return lineWeights;
+  };
   const degraded = degradedReason !== undefined;
   const results: SearchResult[] = chosen.map((c) => {
-    const snippet = cutSnippet(c.chunk, queryTerms, termsOf, config.snippetChars, lineWeights);
+    const snippet = cutSnippet(
+      c.chunk,
+      queryTerms,
+      lineTerms,
+      config.snippetChars,
+      weightsFor(c.chunk.text),
+    );
     return {
       path: c.chunk.path,
       startLine: snippet.startLine,
@@ -314,4 +328,17 @@ function settle<T>(task: () => Promise<T>): Promise<{ value: T } | { error: unkn
 
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
+}
+
+/** `termsOf` answering each distinct text once (for the lines of one query's results). */
+function memoised(termsOf: (text: string) => string[]): (text: string) => string[] {
+  const seen = new Map<string, string[]>();
+  return (text) => {
+    let terms = seen.get(text);
+    if (terms === undefined) {
+      terms = termsOf(text);
+      seen.set(text, terms);
+    }
+    return terms;
+  };
 }

@@ -1,7 +1,7 @@
 import { EngramError } from "../errors.js";
-import { charClass, SEPARATOR } from "./char-class.js";
-import { createEnglishNormalizer } from "./english.js";
-import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, scriptClass } from "./script.js";
+import { charClass, forEachTermRun, SEPARATOR } from "./char-class.js";
+import { createEnglishNormalizer, isAsciiWord, stemPrefix } from "./english.js";
+import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, SPACED, scriptClass } from "./script.js";
 
 /**
  * The full-text analyzer: turns a document or a query into terms. Every store driver indexes and
@@ -26,6 +26,13 @@ export interface Analyzer {
    * built-in analyzer leaves out Chinese question words here (see {@link QUESTION_WORDS}).
    */
   queryTerms?(text: string): string[];
+  /**
+   * A function giving the terms of a text that are among `wanted`, in order, repeats kept: exactly
+   * `terms(text).filter((t) => wanted.has(t))`, which the searcher needs for every line of its
+   * results (snippets). Optional: an analyzer that can skip work for the terms nobody wants (the
+   * built-in one skips texts and stems that cannot hold them) offers it.
+   */
+  termsAmong?(wanted: ReadonlySet<string>): (text: string) => string[];
 }
 
 /**
@@ -120,7 +127,13 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   let southeastAsian: Intl.Segmenter | undefined;
   const cjkWords = mode === "words" ? new Intl.Segmenter("zh", { granularity: "word" }) : null;
 
-  const emit = (cls: ScriptClass, part: string, out: string[], query: boolean): void => {
+  const emit = (
+    cls: ScriptClass,
+    part: string,
+    out: string[],
+    query: boolean,
+    mayStem: ((word: string) => boolean) | undefined,
+  ): void => {
     if (cls === CJK) {
       const pieces = query ? withoutQuestionWords(part) : [part];
       for (const piece of pieces) {
@@ -131,38 +144,65 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       southeastAsian ??= new Intl.Segmenter("th", { granularity: "word" });
       pushSegmentedWords(part, southeastAsian, out);
     } else {
-      word(part, out);
+      word(part, out, mayStem);
     }
   };
 
-  const analyse = (text: string, query: boolean): string[] => {
+  /** Terms of `s`, already NFKC-normalised and lower-cased (see `emit` for `mayStem`). */
+  const scan = (s: string, query: boolean, mayStem?: (word: string) => boolean): string[] => {
     const out: string[] = [];
-    const s = text.normalize("NFKC").toLowerCase();
-    const n = s.length;
-    // One pass over the code points: runs of letters/marks/numbers, cut where the script changes.
-    let start = -1; // start of the current part, -1 between runs
-    let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
-    for (let i = 0; i < n; ) {
-      const cp = codePointAt(s, i);
-      const c = charClass(cp);
-      if (c === SEPARATOR) {
-        // A part of nothing but combining marks yields no term.
-        if (start >= 0 && cls !== INHERIT) emit(cls, s.slice(start, i), out, query);
-        start = -1;
-      } else if (start < 0) {
-        start = i;
-        cls = c;
-      } else if (c !== INHERIT && c !== cls) {
-        if (cls !== INHERIT) {
-          emit(cls, s.slice(start, i), out, query);
-          start = i;
-        }
-        cls = c;
-      }
-      i += cp > 0xffff ? 2 : 1;
-    }
-    if (start >= 0 && cls !== INHERIT) emit(cls, start === 0 ? s : s.slice(start), out, query);
+    forEachTermRun(s, (run) => {
+      // Most runs are ASCII words or numbers: one term each, no per-character work.
+      if (ASCII_RUN.test(run)) emit(SPACED, run, out, query, mayStem);
+      else splitScripts(run, (cls, part) => emit(cls, part, out, query, mayStem));
+    });
     return out;
+  };
+  const analyse = (text: string, query: boolean): string[] =>
+    scan(text.normalize("NFKC").toLowerCase(), query);
+
+  // Every term is a substring of the normalised text except a stem, which starts with its
+  // `stemPrefix`: a text holding none of these needles has none of the wanted terms, and a word
+  // starting with none of the stem prefixes cannot stem to one (it is left unstemmed, unseen).
+  // When every needle is ASCII letters and digits, only the words starting with one are looked
+  // at (one regex finds them): a wanted term can only come from such a word.
+  const termsAmong = (wanted: ReadonlySet<string>) => {
+    const stems: string[] = [];
+    const needles: string[] = [];
+    for (const term of wanted) {
+      if (english === "porter2" && isAsciiWord(term)) {
+        stems.push(stemPrefix(term));
+        needles.push(stemPrefix(term));
+      } else {
+        needles.push(term);
+      }
+    }
+    const mayStem = (word: string) => stems.some((prefix) => word.startsWith(prefix));
+    const words =
+      needles.length > 0 && needles.every((needle) => ASCII_RUN.test(needle))
+        ? new RegExp(`(?<![a-z0-9])(?:${needles.join("|")})[a-z0-9]*`, "g")
+        : undefined;
+    return (text: string): string[] => {
+      const s = text.normalize("NFKC").toLowerCase();
+      let terms: string[];
+      if (words) {
+        // An ASCII term is a whole word of ASCII letters and digits: no ASCII letter or digit
+        // comes right before or after it (that one would belong to the same word), and in text
+        // that is not all ASCII, no letter or mark of a spaced script either (see `standsAlone`).
+        const ascii = !NON_ASCII.test(s);
+        terms = [];
+        words.lastIndex = 0;
+        for (const m of s.matchAll(words)) {
+          if (ascii || standsAlone(s, m.index, m.index + m[0].length)) {
+            emit(SPACED, m[0], terms, false, mayStem);
+          }
+        }
+      } else {
+        if (!needles.some((needle) => s.includes(needle))) return [];
+        terms = scan(s, false, mayStem);
+      }
+      return terms.filter((term) => wanted.has(term));
+    };
   };
 
   return {
@@ -173,7 +213,72 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       // A query of nothing but question words still searches for them.
       return terms.length > 0 ? terms : analyse(text, false);
     },
+    termsAmong,
   };
+}
+
+/** A run of ASCII letters and digits (lower-cased): one script, one term. */
+const ASCII_RUN = /^[a-z0-9]+$/;
+const NON_ASCII = /[^\0-\x7f]/;
+
+/**
+ * Cut a run of term characters (no separators) where the script changes, handing each part and
+ * its class to `part`. Combining marks (INHERIT) stay with the character before them; a run of
+ * nothing but combining marks yields no part.
+ */
+function splitScripts(run: string, part: (cls: ScriptClass, text: string) => void): void {
+  let start = 0;
+  let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
+  for (let i = 0; i < run.length; ) {
+    const cp = codePointAt(run, i);
+    const c = charClass(cp) as ScriptClass;
+    if (c !== INHERIT && c !== cls) {
+      if (cls !== INHERIT) {
+        part(cls, run.slice(start, i));
+        start = i;
+      }
+      cls = c;
+    }
+    i += cp > 0xffff ? 2 : 1;
+  }
+  if (cls !== INHERIT) part(cls, start === 0 ? run : run.slice(start));
+}
+
+/**
+ * Whether the ASCII letters and digits `s[start, end)` (with none right before or after) are a
+ * part of their run on their own, as {@link splitScripts} cuts it: not joined by a combining mark
+ * after them, nor by a letter of a spaced script (`é`) next to them; a mark before them belongs
+ * to the character it follows, or, leading the run, to them.
+ */
+function standsAlone(s: string, start: number, end: number): boolean {
+  if (end < s.length) {
+    const cp = codePointAt(s, end);
+    if (cp > 0x7f) {
+      const c = charClass(cp);
+      if (c === SPACED || c === INHERIT) return false;
+    }
+  }
+  let marks = false;
+  for (let i = start; i > 0; ) {
+    const cp = codePointBefore(s, i);
+    if (cp <= 0x7f) return !marks; // a separator: ASCII letters and digits are not before it
+    const c = charClass(cp);
+    if (c === SEPARATOR) return !marks;
+    if (c !== INHERIT) return c !== SPACED; // Han, Thai, …: the script changes here
+    marks = true;
+    i -= cp > 0xffff ? 2 : 1;
+  }
+  return !marks;
+}
+
+/** The code point that ends just before index `i` of `s` (a lone surrogate as itself). */
+function codePointBefore(s: string, i: number): number {
+  const lo = s.charCodeAt(i - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) {
+    const hi = s.charCodeAt(i - 2);
+    if (hi >= 0xd800 && hi <= 0xdbff) return (hi - 0xd800) * 0x400 + (lo - 0xdc00) + 0x10000;
+  }
+  return lo;
 }
 
 /** The terms `analyzer` gives a search query: {@link Analyzer.queryTerms}, else its `terms`. */

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { mkdir, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
-import lockfile from "proper-lockfile";
 import { EngramError } from "../errors.js";
 import { assertWorkspace } from "./layout.js";
 import {
@@ -152,6 +151,16 @@ export async function tryWorkspaceLock(
 // ---- cross-process: proper-lockfile ------------------------------------------------------------
 
 /**
+ * proper-lockfile (and the graceful-fs it patches `fs` with), loaded by the first lock: ~10 ms of
+ * a process's start, which a process that only searches never needs.
+ */
+let properLockfile: Promise<typeof import("proper-lockfile")> | undefined;
+async function lockFile(file: string, options: import("proper-lockfile").LockOptions) {
+  properLockfile ??= import("proper-lockfile");
+  return (await properLockfile).lock(file, options);
+}
+
+/**
  * proper-lockfile's own stale age, set out of reach: engram decides when a lock is stale itself
  * ({@link takeOverIfAbandoned}), since proper-lockfile cannot tell a stopped holder from a dead one.
  */
@@ -183,7 +192,7 @@ async function acquire(
   const target = dir.slice(0, -".lock".length);
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(target, options);
+    release = await lockFile(target, options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOCKED") return {};
@@ -191,7 +200,7 @@ async function acquire(
     // `.engram/locks/` does not exist yet (or was deleted): create it and try once more.
     await mkdir(path.dirname(dir), { recursive: true });
     try {
-      release = await lockfile.lock(target, options);
+      release = await lockFile(target, options);
     } catch (again) {
       if ((again as NodeJS.ErrnoException).code === "ELOCKED") return {};
       throw again;

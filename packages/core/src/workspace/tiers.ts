@@ -27,11 +27,12 @@ const RESOLVE_ORDER: readonly Tier[] = ["archive", "short", "mid", "long"];
 const LONG_TERM_NAME = /(?:^|\/)MEMORY\.md$/;
 
 /**
- * Compiles `map` (a {@link TierMap}; a missing tier counts as no globs) once and returns a function
+ * Checks `map` (a {@link TierMap}; a missing tier counts as no globs) and returns a function
  * giving the tier of an index path (workspace-relative POSIX; a leading `./` is ignored). Tiers are
  * tried archive → short → mid → long, except that any other file named `MEMORY.md` is long-term
  * (nanobot keeps it in `memory/`, where `memory/*.md` means daily logs); a path no glob
- * matches (e.g. an absolute extraPath file) gets `fallback`. Globs match dotfiles (`dot: true`).
+ * matches (e.g. an absolute extraPath file) gets `fallback`. Globs match dotfiles (`dot: true`);
+ * each tier's are compiled once, on first use.
  *
  * @throws EngramError `CONFIG_INVALID` when a glob is not a non-empty string.
  */
@@ -52,7 +53,12 @@ export function createTierResolver(
         );
       }
     }
-    const isMatch = globs.length > 0 ? picomatch([...globs], { dot: true }) : () => false;
+    // Compiled on the first path asked about: a process that only searches never needs it.
+    let compiled: ((path: string) => boolean) | undefined;
+    const isMatch = (path: string): boolean => {
+      compiled ??= globs.length > 0 ? picomatch([...globs], { dot: true }) : () => false;
+      return compiled(path);
+    };
     return { tier, isMatch };
   });
   const [archive, ...rest] = matchers;
