@@ -20,7 +20,6 @@ describe("engram search --rerank (built CLI, /v1/rerank on a local server)", () 
   afterEach(() => removeDir(ws));
   beforeEach(async () => {
     server.requests.length = 0;
-    server.respond(undefined);
     ws = await tempDir("engram-rerank-");
     await writeFiles(ws, {
       "MEMORY.md": "# Ops\n\nThe plan for the deploy is written down.\n",
@@ -89,7 +88,9 @@ describe("engram search --rerank (built CLI, /v1/rerank on a local server)", () 
     await configure({ enabled: false, timeoutMs: 300 });
     const off = await search();
     expect(off.rerank).toBeUndefined();
-    server.respond({ stallMs: 3_000 });
+    // One stalled answer for each of the two searches below.
+    server.failNext({ stallMs: 3_000 });
+    server.failNext({ stallMs: 3_000 });
     const late = await search("--rerank");
     expect(late.rerank).toMatchObject({
       applied: false,
