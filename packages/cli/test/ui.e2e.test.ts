@@ -114,7 +114,7 @@ describe("engram ui (built CLI)", () => {
   it("stops on SIGTERM with exit code 0", async () => {
     const exited = once(child, "exit");
     child.kill("SIGTERM");
-    const [code] = await exited;
-    expect(code, stderr).toBe(0);
+    const [code, signal] = await exited;
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
   });
 });

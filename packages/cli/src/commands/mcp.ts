@@ -11,6 +11,7 @@ import {
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import type { Io } from "../output.js";
+import { stopSignal } from "../stop-signal.js";
 import { openMemory, workspaceDir } from "../workspace.js";
 import { describeSync } from "./sync.js";
 
@@ -119,7 +120,7 @@ export function registerMcp(program: Command, io: Io): void {
           session.server.server.onerror = (error) => log(`protocol error: ${error.message}`);
           return session;
         };
-        const done = stopSignal(stops, !flags.http);
+        const done = stopOrHangUp(stops, !flags.http);
 
         if (flags.http) {
           const { serveMcpHttp } = await import("../mcp/http.js");
@@ -192,12 +193,11 @@ function startBackground(
 }
 
 /** Resolves on SIGINT/SIGTERM, or (stdio) when the client closes stdin. */
-function stopSignal(stops: (() => unknown)[], stdio: boolean): Promise<void> {
+function stopOrHangUp(stops: (() => unknown)[], stdio: boolean): Promise<void> {
   return new Promise<void>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      process.once(signal, resolve);
-      stops.push(() => process.off(signal, resolve));
-    }
+    const signal = stopSignal();
+    signal.stopped.then(resolve);
+    stops.push(() => signal.release());
     if (!stdio) return;
     for (const event of ["end", "close"] as const) {
       process.stdin.once(event, resolve);

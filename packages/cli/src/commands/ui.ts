@@ -2,6 +2,7 @@ import { EngramError } from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import { type Io, line } from "../output.js";
+import { stopSignal } from "../stop-signal.js";
 import { openMemory, workspaceDir } from "../workspace.js";
 import { describeSync } from "./sync.js";
 
@@ -81,12 +82,10 @@ export function registerUi(program: Command, io: Io): void {
           (report) => report && log(describeSync(report)),
           (error: Error) => log(`sync failed: ${error.message}`),
         );
+        const stop = stopSignal();
         if (flags.open)
           openBrowser(ui.url).catch(() => log("could not open a browser: open the URL above"));
-        await new Promise<void>((resolve) => {
-          for (const signal of ["SIGINT", "SIGTERM"] as const)
-            process.once(signal, () => resolve());
-        });
+        await stop.stopped;
         await ui.close();
       } finally {
         await memory.close();

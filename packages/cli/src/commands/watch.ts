@@ -7,6 +7,7 @@ import {
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import { type Io, line, warn } from "../output.js";
+import { stopSignal } from "../stop-signal.js";
 import { openMemory, workspaceDir } from "../workspace.js";
 import { describeSync } from "./sync.js";
 
@@ -109,10 +110,7 @@ export function registerWatch(program: Command, io: Io): void {
           { workspace: memory.workspace, pid: process.pid },
           `Watching ${memory.workspace} (Ctrl-C to stop)`,
         );
-        await new Promise<void>((resolve) => {
-          process.once("SIGINT", resolve);
-          process.once("SIGTERM", resolve);
-        });
+        await stopSignal().stopped;
       } finally {
         stopped = true;
         await maintenance?.stop();
