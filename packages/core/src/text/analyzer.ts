@@ -1,5 +1,5 @@
 import { EngramError } from "../errors.js";
-import { charClass, forEachTermRun, SEPARATOR } from "./char-class.js";
+import { charClass, SEPARATOR } from "./char-class.js";
 import { createEnglishNormalizer, isAsciiWord, stemPrefix } from "./english.js";
 import { CJK, INHERIT, type ScriptClass, SOUTHEAST_ASIAN, SPACED, scriptClass } from "./script.js";
 
@@ -151,11 +151,34 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   /** Terms of `s`, already NFKC-normalised and lower-cased (see `emit` for `mayStem`). */
   const scan = (s: string, query: boolean, mayStem?: (word: string) => boolean): string[] => {
     const out: string[] = [];
-    forEachTermRun(s, (run) => {
-      // Most runs are ASCII words or numbers: one term each, no per-character work.
-      if (ASCII_RUN.test(run)) emit(SPACED, run, out, query, mayStem);
-      else splitScripts(run, (cls, part) => emit(cls, part, out, query, mayStem));
-    });
+    const n = s.length;
+    // One pass over the code points: runs of letters/marks/numbers, cut where the script changes.
+    // (A regex finding the runs first costs less in a cold process but twice as much warm, and a
+    // sync analyses every chunk.)
+    let start = -1; // start of the current part, -1 between runs
+    let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
+    for (let i = 0; i < n; ) {
+      const cp = codePointAt(s, i);
+      const c = charClass(cp);
+      if (c === SEPARATOR) {
+        // A part of nothing but combining marks yields no term.
+        if (start >= 0 && cls !== INHERIT) emit(cls, s.slice(start, i), out, query, mayStem);
+        start = -1;
+      } else if (start < 0) {
+        start = i;
+        cls = c;
+      } else if (c !== INHERIT && c !== cls) {
+        if (cls !== INHERIT) {
+          emit(cls, s.slice(start, i), out, query, mayStem);
+          start = i;
+        }
+        cls = c;
+      }
+      i += cp > 0xffff ? 2 : 1;
+    }
+    if (start >= 0 && cls !== INHERIT) {
+      emit(cls, start === 0 ? s : s.slice(start), out, query, mayStem);
+    }
     return out;
   };
   const analyse = (text: string, query: boolean): string[] =>
@@ -222,33 +245,10 @@ const ASCII_RUN = /^[a-z0-9]+$/;
 const NON_ASCII = /[^\0-\x7f]/;
 
 /**
- * Cut a run of term characters (no separators) where the script changes, handing each part and
- * its class to `part`. Combining marks (INHERIT) stay with the character before them; a run of
- * nothing but combining marks yields no part.
- */
-function splitScripts(run: string, part: (cls: ScriptClass, text: string) => void): void {
-  let start = 0;
-  let cls: ScriptClass = INHERIT; // the part's class; INHERIT until a base character is seen
-  for (let i = 0; i < run.length; ) {
-    const cp = codePointAt(run, i);
-    const c = charClass(cp) as ScriptClass;
-    if (c !== INHERIT && c !== cls) {
-      if (cls !== INHERIT) {
-        part(cls, run.slice(start, i));
-        start = i;
-      }
-      cls = c;
-    }
-    i += cp > 0xffff ? 2 : 1;
-  }
-  if (cls !== INHERIT) part(cls, start === 0 ? run : run.slice(start));
-}
-
-/**
  * Whether the ASCII letters and digits `s[start, end)` (with none right before or after) are a
- * part of their run on their own, as {@link splitScripts} cuts it: not joined by a combining mark
- * after them, nor by a letter of a spaced script (`é`) next to them; a mark before them belongs
- * to the character it follows, or, leading the run, to them.
+ * part of their run on their own, as the analyzer cuts runs where the script changes: not joined
+ * by a combining mark after them, nor by a letter of a spaced script (`é`) next to them; a mark
+ * before them belongs to the character it follows, or, leading the run, to them.
  */
 function standsAlone(s: string, start: number, end: number): boolean {
   if (end < s.length) {
