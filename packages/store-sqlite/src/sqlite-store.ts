@@ -21,6 +21,8 @@ import {
   type StoreStats,
   storeClosedError,
   storeNotInitialisedError,
+  type TermCountsPage,
+  type TermCountsScan,
 } from "@engram/core/driver";
 import { isInMemory, openConnection, StatementCache } from "./connection.js";
 import {
@@ -44,7 +46,8 @@ import {
   toFileRecord,
   toStoredChunk,
 } from "./rows.js";
-import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
+import { DIMS_META_KEY, migrate, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
+import { TermCountPages } from "./terms.js";
 import { VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -86,12 +89,29 @@ const SQL = {
     WHERE c.id IN (SELECT value FROM json_each(?))`,
   vectorsById: `SELECT c.id, v.embedding FROM chunks AS c JOIN chunk_vectors AS v ON v.rowid = c.rowid
     WHERE c.id IN (SELECT value FROM json_each(?))`,
-  scanPage: `SELECT c.rowid, c.id, c.path, c.tier, c.source, c.start_line, c.end_line, t.terms,
-      v.embedding
+  scanPage: `SELECT c.rowid, length(t.terms), c.id, c.path, c.tier, c.source, c.start_line,
+      c.end_line, length(v.embedding)
     FROM chunks AS c LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
       LEFT JOIN chunk_vectors AS v ON v.rowid = c.rowid
     WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
+  scanTerms: `SELECT c.rowid, length(t.terms) FROM chunks AS c
+      LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
+    WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
+  // A blob cast to text and back is its bytes unchanged, so these concatenate the blobs.
+  scanTermBlobs: `SELECT CAST(group_concat(t.terms, x'' ORDER BY c.rowid) AS BLOB)
+    FROM chunks AS c JOIN chunk_terms AS t ON t.rowid = c.rowid WHERE c.rowid > ? AND c.rowid <= ?`,
+  scanVectorBlobs: `SELECT CAST(group_concat(v.embedding, x'' ORDER BY c.rowid) AS BLOB)
+    FROM chunks AS c JOIN chunk_vectors AS v ON v.rowid = c.rowid
+    WHERE c.rowid > ? AND c.rowid <= ?`,
+  termNames: `SELECT id, term FROM ${TERM_IDS_TABLE} WHERE id IN (SELECT value FROM json_each(?))`,
 } as const;
+
+/** The float32 vector of `bytes` bytes at `at` in `blob`: a view when aligned, else a copy. */
+function floatsAt(blob: Buffer, at: number, bytes: number): Float32Array {
+  const offset = blob.byteOffset + at;
+  if (offset % 4 === 0) return new Float32Array(blob.buffer, offset, bytes / 4);
+  return blobToVector(blob.subarray(at, at + bytes));
+}
 
 /** The open connection and what is built on it. */
 interface Open {
@@ -416,44 +436,93 @@ export class SqliteStore implements MemoryStore {
   }
 
   /**
-   * See `MemoryStore.scanChunks`: every chunk with its terms (from `chunk_terms`) and vector
-   * (from the plain vectors table), {@link SCAN_PAGE_ROWS} at a time in rowid order, each page
-   * one read.
+   * See `MemoryStore.scanChunks`: the pages of {@link scanTermCounts} with each chunk's terms
+   * spelt out (in term-id order).
    */
   async *scanChunks(): AsyncIterable<IndexedChunk[]> {
+    const names = new Map<number, string>();
+    for await (const page of this.scanTermCounts({ names: true, chunks: true })) {
+      for (const [id, term] of page.names ?? []) names.set(id, term);
+      let start = 0;
+      yield (page.chunks ?? []).map((chunk, i): IndexedChunk => {
+        const terms: string[] = [];
+        const end = page.ends[i] as number;
+        for (let at = start; at < end; at++) {
+          const term = names.get(page.ids[at] as number) as string;
+          for (let n = page.counts[at] as number; n > 0; n--) terms.push(term);
+        }
+        start = end;
+        return { ...chunk, terms };
+      });
+    }
+  }
+
+  /**
+   * See `MemoryStore.scanTermCounts`: every chunk in rowid order, {@link SCAN_PAGE_ROWS} at a
+   * time, each page one read: its `chunk_terms` blob decoded into term ids and counts (the ids of
+   * `term_ids`, named from there), and with `chunks` its row and vector (from the plain vectors
+   * table).
+   */
+  async *scanTermCounts(options: TermCountsScan = {}): AsyncIterable<TermCountsPage> {
     type Row = [
       rowid: number,
+      termBytes: number | null,
       id: string,
       path: string,
       tier: string,
       source: string,
       startLine: number,
       endLine: number,
-      terms: Buffer | null,
-      embedding: Buffer | null,
+      vectorBytes: number | null,
     ];
+    const pages = new TermCountPages();
     for (let after = -1; ; ) {
-      const page = this.use("read chunks", ({ sql, text }) =>
+      const read = this.use("read chunks", ({ sql }) =>
         sql.db.transaction(() => {
-          const rows = sql.get(SQL.scanPage).raw().all(after, SCAN_PAGE_ROWS) as Row[];
-          const terms = text.termsOf(rows.map((row) => row[7] ?? undefined));
-          return rows.map((row, i): IndexedChunk & { rowid: number } => ({
-            rowid: row[0],
-            id: row[1],
-            path: row[2],
-            tier: row[3],
-            source: row[4],
-            startLine: row[5],
-            endLine: row[6],
-            terms: terms[i] as string[],
-            embedding: row[8] ? blobToVector(row[8]) : null,
-          }));
+          const rows = sql
+            .get(options.chunks ? SQL.scanPage : SQL.scanTerms)
+            .raw()
+            .all(after, SCAN_PAGE_ROWS) as Row[];
+          const last = rows[rows.length - 1]?.[0] ?? after;
+          // The page's blobs in one read each (one buffer, not one per chunk: their garbage was
+          // most of a load's peak memory).
+          const terms = sql.get(SQL.scanTermBlobs).pluck().get(after, last) as Buffer | null;
+          const { page, unnamed } = pages.read(
+            terms ?? new Uint8Array(0),
+            rows.map((row) => row[1]),
+          );
+          if (options.names) {
+            const named = sql.get(SQL.termNames).raw().all(JSON.stringify(unnamed));
+            page.names = new Map(named as Array<[number, string]>);
+          }
+          if (options.chunks) {
+            const vectors = sql.get(SQL.scanVectorBlobs).pluck().get(after, last) as Buffer | null;
+            let at = 0;
+            page.chunks = rows.map((row) => {
+              const bytes = row[8] ?? 0;
+              const embedding = bytes > 0 && vectors ? floatsAt(vectors, at, bytes) : null;
+              at += bytes;
+              return {
+                id: row[2],
+                path: row[3],
+                tier: row[4],
+                source: row[5],
+                startLine: row[6],
+                endLine: row[7],
+                embedding,
+              };
+            });
+            if (at !== (vectors?.length ?? 0)) {
+              throw new Error("the chunks' vectors do not add up to the page's");
+            }
+          }
+          return { page, last: rows.length ? last : undefined };
         })(),
       );
-      if (!page.length) return;
-      after = (page[page.length - 1] as { rowid: number }).rowid;
-      yield page;
-      if (page.length < SCAN_PAGE_ROWS) return;
+      if (read.last === undefined) return;
+      after = read.last;
+      yield read.page;
+      if (read.page.size < SCAN_PAGE_ROWS) return;
     }
   }
 

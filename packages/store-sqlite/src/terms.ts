@@ -1,4 +1,4 @@
-import { CHARACTER_TERM_WEIGHT, isCharacterTerm } from "@engram/core/driver";
+import { CHARACTER_TERM_WEIGHT, isCharacterTerm, type TermCountsPage } from "@engram/core/driver";
 
 // A chunk's analysed terms as the store keeps them: (term id, count) pairs in `chunk_terms`
 // (varint-encoded), and the two texts of its FTS5 row.
@@ -100,6 +100,68 @@ export class TermCountReader {
     this.count = varints.next();
     return true;
   }
+}
+
+/**
+ * Decodes pages of `chunk_terms` blobs for a term-count scan (core's `TermCountsPage`): per chunk
+ * the end of its pairs, then the term ids and counts, in arrays reused from page to page. Also
+ * keeps which ids the scan has named, so each is named once.
+ */
+export class TermCountPages {
+  #ends = new Uint32Array(1024);
+  #ids = new Int32Array(1 << 16);
+  #counts = new Int32Array(1 << 16);
+  #named: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
+  readonly #reader = new TermCountReader();
+
+  /**
+   * The page of chunks whose blobs lie one after another in `bytes`, `lengths[i]` bytes each
+   * (null: a chunk without terms), and the ids on it not named before (now counted as named: name
+   * them on this page).
+   */
+  read(
+    bytes: Uint8Array,
+    lengths: ReadonlyArray<number | null>,
+  ): { page: TermCountsPage; unnamed: number[] } {
+    if (lengths.length > this.#ends.length) this.#ends = new Uint32Array(lengths.length);
+    // A pair takes two bytes at least: the bytes bound the pairs.
+    if (bytes.length / 2 > this.#ids.length) {
+      this.#ids = new Int32Array(Math.ceil(bytes.length / 2) + 1024);
+      this.#counts = new Int32Array(this.#ids.length);
+    }
+    const ids = this.#ids;
+    const counts = this.#counts;
+    const unnamed: number[] = [];
+    const reader = this.#reader;
+    let n = 0;
+    let start = 0;
+    for (const [i, length] of lengths.entries()) {
+      const end = start + (length ?? 0);
+      for (reader.read(bytes, start, end); reader.next(); n++) {
+        const id = reader.id;
+        ids[n] = id;
+        counts[n] = reader.count;
+        if (id >= this.#named.length) {
+          this.#named = resizedBytes(this.#named, Math.max(id + 1, this.#named.length * 2));
+        }
+        if (this.#named[id] === 0) {
+          this.#named[id] = 1;
+          unnamed.push(id);
+        }
+      }
+      this.#ends[i] = n;
+      start = end;
+    }
+    if (start !== bytes.length)
+      throw new Error("the chunks' term blobs do not add up to the page's");
+    return { page: { size: lengths.length, ends: this.#ends, ids, counts }, unnamed };
+  }
+}
+
+function resizedBytes(old: Uint8Array<ArrayBuffer>, size: number): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(size);
+  next.set(old);
+  return next;
 }
 
 /** A typed array of `size` elements holding the first ones of `old`. */
