@@ -47,7 +47,7 @@ import {
   toStoredChunk,
 } from "./rows.js";
 import { DIMS_META_KEY, migrate, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
-import { TermCountPages } from "./terms.js";
+import { hexInto, TermCountPages } from "./terms.js";
 import { VectorIndex } from "./vectors.js";
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
@@ -89,29 +89,16 @@ const SQL = {
     WHERE c.id IN (SELECT value FROM json_each(?))`,
   vectorsById: `SELECT c.id, v.embedding FROM chunks AS c JOIN chunk_vectors AS v ON v.rowid = c.rowid
     WHERE c.id IN (SELECT value FROM json_each(?))`,
-  scanPage: `SELECT c.rowid, length(t.terms), c.id, c.path, c.tier, c.source, c.start_line,
-      c.end_line, length(v.embedding)
+  scanPage: `SELECT c.rowid, hex(t.terms), c.id, c.path, c.tier, c.source, c.start_line,
+      c.end_line, hex(v.embedding)
     FROM chunks AS c LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
       LEFT JOIN chunk_vectors AS v ON v.rowid = c.rowid
     WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
-  scanTerms: `SELECT c.rowid, length(t.terms) FROM chunks AS c
+  scanTerms: `SELECT c.rowid, hex(t.terms) FROM chunks AS c
       LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
     WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
-  // A blob cast to text and back is its bytes unchanged, so these concatenate the blobs.
-  scanTermBlobs: `SELECT CAST(group_concat(t.terms, x'' ORDER BY c.rowid) AS BLOB)
-    FROM chunks AS c JOIN chunk_terms AS t ON t.rowid = c.rowid WHERE c.rowid > ? AND c.rowid <= ?`,
-  scanVectorBlobs: `SELECT CAST(group_concat(v.embedding, x'' ORDER BY c.rowid) AS BLOB)
-    FROM chunks AS c JOIN chunk_vectors AS v ON v.rowid = c.rowid
-    WHERE c.rowid > ? AND c.rowid <= ?`,
   termNames: `SELECT id, term FROM ${TERM_IDS_TABLE} WHERE id IN (SELECT value FROM json_each(?))`,
 } as const;
-
-/** The float32 vector of `bytes` bytes at `at` in `blob`: a view when aligned, else a copy. */
-function floatsAt(blob: Buffer, at: number, bytes: number): Float32Array {
-  const offset = blob.byteOffset + at;
-  if (offset % 4 === 0) return new Float32Array(blob.buffer, offset, bytes / 4);
-  return blobToVector(blob.subarray(at, at + bytes));
-}
 
 /** The open connection and what is built on it. */
 interface Open {
@@ -452,7 +439,8 @@ export class SqliteStore implements MemoryStore {
           for (let n = page.counts[at] as number; n > 0; n--) terms.push(term);
         }
         start = end;
-        return { ...chunk, terms };
+        // The page's vectors are reused by the next page: each chunk gets its own copy.
+        return { ...chunk, embedding: chunk.embedding?.slice() ?? null, terms };
       });
     }
   }
@@ -461,21 +449,23 @@ export class SqliteStore implements MemoryStore {
    * See `MemoryStore.scanTermCounts`: every chunk in rowid order, {@link SCAN_PAGE_ROWS} at a
    * time, each page one read: its `chunk_terms` blob decoded into term ids and counts (the ids of
    * `term_ids`, named from there), and with `chunks` its row and vector (from the plain vectors
-   * table).
+   * table; views of an array the next page reuses).
    */
   async *scanTermCounts(options: TermCountsScan = {}): AsyncIterable<TermCountsPage> {
     type Row = [
       rowid: number,
-      termBytes: number | null,
+      terms: string | null,
       id: string,
       path: string,
       tier: string,
       source: string,
       startLine: number,
       endLine: number,
-      vectorBytes: number | null,
+      embedding: string | null,
     ];
     const pages = new TermCountPages();
+    // The page's vectors, reused from page to page (see `hexInto` for why they come as hex).
+    let vectorScratch = new Float32Array(0);
     for (let after = -1; ; ) {
       const read = this.use("read chunks", ({ sql }) =>
         sql.db.transaction(() => {
@@ -483,25 +473,27 @@ export class SqliteStore implements MemoryStore {
             .get(options.chunks ? SQL.scanPage : SQL.scanTerms)
             .raw()
             .all(after, SCAN_PAGE_ROWS) as Row[];
-          const last = rows[rows.length - 1]?.[0] ?? after;
-          // The page's blobs in one read each (one buffer, not one per chunk: their garbage was
-          // most of a load's peak memory).
-          const terms = sql.get(SQL.scanTermBlobs).pluck().get(after, last) as Buffer | null;
-          const { page, unnamed } = pages.read(
-            terms ?? new Uint8Array(0),
-            rows.map((row) => row[1]),
-          );
+          const { page, unnamed } = pages.read(rows.map((row) => row[1]));
           if (options.names) {
             const named = sql.get(SQL.termNames).raw().all(JSON.stringify(unnamed));
             page.names = new Map(named as Array<[number, string]>);
           }
           if (options.chunks) {
-            const vectors = sql.get(SQL.scanVectorBlobs).pluck().get(after, last) as Buffer | null;
+            let vectorBytes = 0;
+            for (const row of rows) vectorBytes += row[8] ? row[8].length / 2 : 0;
+            if (vectorBytes > vectorScratch.byteLength) {
+              vectorScratch = new Float32Array(Math.ceil(vectorBytes / 4) + 1024);
+            }
+            const bytes = new Uint8Array(vectorScratch.buffer);
             let at = 0;
             page.chunks = rows.map((row) => {
-              const bytes = row[8] ?? 0;
-              const embedding = bytes > 0 && vectors ? floatsAt(vectors, at, bytes) : null;
-              at += bytes;
+              const hex = row[8];
+              let embedding: Float32Array | null = null;
+              if (hex) {
+                const end = hexInto(hex, bytes, at);
+                embedding = vectorScratch.subarray(at / 4, end / 4);
+                at = end;
+              }
               return {
                 id: row[2],
                 path: row[3],
@@ -512,11 +504,8 @@ export class SqliteStore implements MemoryStore {
                 embedding,
               };
             });
-            if (at !== (vectors?.length ?? 0)) {
-              throw new Error("the chunks' vectors do not add up to the page's");
-            }
           }
-          return { page, last: rows.length ? last : undefined };
+          return { page, last: rows[rows.length - 1]?.[0] };
         })(),
       );
       if (read.last === undefined) return;

@@ -32,7 +32,7 @@ export interface TermCountsPage {
   counts: Int32Array;
   /** When the scan was asked for names: the term of each id on the page not named before in it. */
   names?: ReadonlyMap<number, string>;
-  /** When the scan was asked for chunks: the page's chunks, in order. */
+  /** When the scan was asked for chunks: the page's chunks, in order (vectors may be reused too). */
   chunks?: ScannedChunk[];
 }
 
@@ -229,7 +229,11 @@ export class InMemoryIndex {
     const ids = this.#ownIds(page);
     let start = 0;
     for (let i = 0; i < page.size; i++) {
-      const slot = this.#addChunk(chunks[i] as ScannedChunk);
+      const chunk = chunks[i] as ScannedChunk;
+      // A page's vectors may be views the next page overwrites: the index keeps copies.
+      const own =
+        this.#own && chunk.embedding ? { ...chunk, embedding: chunk.embedding.slice() } : chunk;
+      const slot = this.#addChunk(own);
       if (slot >= load.counted) throw new Error("the store changed between the passes of a load");
       const end = page.ends[i] as number;
       this.#postings.bulkWrite(slot, ids, page.counts, start, end);
