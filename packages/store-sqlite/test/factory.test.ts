@@ -71,7 +71,7 @@ describe("sqliteStore (the factory core uses)", () => {
       expect(warnings[0]?.code).toBe("ENGRAM_DEPRECATED_OPTION");
       expect(warnings[0]?.message).toMatch(/"vectorMemoryMb", "keywordMemoryAfterSearches"/);
       expect(() => sqliteStore({ vectorMemoryMB: 1 } as never)).toThrow(
-        /no option "vectorMemoryMB"/,
+        /option vectorMemoryMB is 1; it must be left out/,
       );
     } finally {
       process.off("warning", listen);
