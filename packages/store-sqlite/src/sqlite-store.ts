@@ -58,8 +58,8 @@ const SQL = {
     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
   deleteMeta: "DELETE FROM meta WHERE key = ?",
   getFile: "SELECT * FROM files WHERE path = ?",
-  listFiles: "SELECT * FROM files",
-  listFilesOfSource: "SELECT * FROM files WHERE source = ?",
+  listFiles: "SELECT * FROM files ORDER BY path",
+  listFilesOfSource: "SELECT * FROM files WHERE source = ? ORDER BY path",
   upsertFile: `INSERT INTO files (path, source, tier, hash, mtime_ms, size) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (path) DO UPDATE SET source = excluded.source, tier = excluded.tier,
       hash = excluded.hash, mtime_ms = excluded.mtime_ms, size = excluded.size`,
