@@ -181,19 +181,39 @@ export class FullTextIndex {
   search(terms: readonly string[], k: number, filter: SearchFilter | undefined): RankedRow[] {
     const unique = [...new Set(terms)].filter((term) => term.length > 0);
     if (!unique.length) return [];
+    // One term is ranked as it is (no other term to leave out), and a term no row holds matches
+    // nothing: no statistics needed, one statement (most of a new process's first query was
+    // preparing and running the others).
+    if (unique.length === 1) return this.query(unique, k, filter);
     // One read transaction: the statistics and the ranking agree.
-    return this.statements.db.transaction(() => {
+    return this.reading(() => {
       const stats = this.stats();
       const df = this.documentFrequencies(stats, unique);
       const present = unique.filter((term) => (df.get(term) ?? 0) > 0);
       return rankWithCommonTerms(
         present,
         (term) => df.get(term) ?? 0,
-        this.totalRows(stats),
+        // The chunk count only tells common terms from rare ones: one term has no other.
+        present.length > 1 ? this.totalRows(stats) : 0,
         k,
         (chosen) => this.query(chosen, k, filter),
       );
-    })();
+    });
+  }
+
+  /**
+   * `fn` in a read transaction (or in the one already open). `BEGIN` and `COMMIT` are prepared
+   * here: better-sqlite3's `transaction()` prepares nine statements on a connection's first use.
+   */
+  private reading<T>(fn: () => T): T {
+    const db = this.statements.db;
+    if (db.inTransaction) return fn();
+    this.statements.get("BEGIN").run();
+    try {
+      return fn();
+    } finally {
+      if (db.inTransaction) this.statements.get("COMMIT").run();
+    }
   }
 
   /**
