@@ -186,10 +186,14 @@ export async function runSync(
   });
   // The sealed files the index holds, carried from the last report while no sealed record is
   // written or removed (counted again otherwise: a search reads the count, see `sealedFiles`).
-  const previousSealed = rebuilt
-    ? undefined
-    : lastSealedFiles(await store.getMeta(LAST_SYNC_META_KEY));
-  const sealing = { changed: plan.removed.some((path) => isSealed(plan.known.get(path))) };
+  const lastReport = await store.getMeta(LAST_SYNC_META_KEY);
+  const previousSealed = rebuilt ? undefined : lastSealedFiles(lastReport);
+  const sealing = {
+    changed: plan.removed.some((path) => isSealed(plan.known.get(path))),
+    // The stored report says there is none: it must not while this sync writes one (a sync that
+    // fails midway leaves that report in place).
+    claimsNone: lastSealedFiles(lastReport) === 0,
+  };
   const report: SyncReport = {
     rebuilt,
     rebuildReasons,
@@ -282,7 +286,13 @@ export async function runSync(
       pending.has(file.path) ? undefined : plan.known.get(file.path),
       config.sync.maxFileBytes,
     );
-    if (isSealed(plan.known.get(file.path)) || ("record" in outcome && isSealed(outcome.record))) {
+    if ("record" in outcome && isSealed(outcome.record)) {
+      sealing.changed = true;
+      if (sealing.claimsNone && lastReport !== undefined) {
+        await store.setMeta(LAST_SYNC_META_KEY, withoutSealedCount(lastReport));
+        sealing.claimsNone = false;
+      }
+    } else if (isSealed(plan.known.get(file.path))) {
       sealing.changed = true;
     }
     if (outcome.kind === "skipped") report.skipped.push(outcome.skipped);
@@ -400,6 +410,12 @@ function lastSealedFiles(json: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A stored sync report without its `sealedFiles` (a search then lists the sealed files). */
+function withoutSealedCount(json: string): string {
+  const { sealedFiles: _count, ...rest } = JSON.parse(json) as Partial<SyncReport>;
+  return JSON.stringify(rest);
 }
 
 function mergeFollowUp(report: SyncReport, again: SyncReport): void {
