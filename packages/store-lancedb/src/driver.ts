@@ -199,6 +199,11 @@ export class LanceDbDriver implements StoreDriver {
     return this.#read(({ meta }) => this.#meta.get(meta, key));
   }
 
+  /** See `MemoryStore.getMetas`: one version check of the meta table for every key. */
+  getMetas(keys: readonly string[]): Promise<Map<string, string>> {
+    return this.#read(({ meta }) => this.#meta.getMany(meta, keys));
+  }
+
   setMeta(key: string, value: string): Promise<void> {
     return this.#change(async (open) => {
       await upsertMeta(open.meta, key, value);
@@ -272,7 +277,7 @@ export class LanceDbDriver implements StoreDriver {
     limit: number,
     filter: SearchFilter | undefined,
   ): Promise<StoreHit[]> {
-    return this.#read(({ chunks }) => searchText(chunks, terms, limit, filter));
+    return this.#read(({ chunks }) => searchText(chunks, this.#shape, terms, limit, filter));
   }
 
   searchVector(

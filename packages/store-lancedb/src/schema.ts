@@ -1,5 +1,6 @@
-import type { ChunkRecord, FileRecord, StoredChunk, Tier } from "@engram/core/driver";
+import type { ChunkRecord, FileRecord, StoredChunk, StoreHit, Tier } from "@engram/core/driver";
 import {
+  type Table as ArrowTable,
   Binary,
   DataType,
   Field,
@@ -165,4 +166,26 @@ export function toChunkRow(chunk: ChunkRecord, withVector: boolean): ChunkRow {
 /** The stored chunk of a row read with its {@link CHUNK_COLUMN}. */
 export function toStoredChunk(row: { chunk: string }): StoredChunk {
   return JSON.parse(row.chunk) as StoredChunk;
+}
+
+/**
+ * The hits of a search result, read column by column (no row objects): each row's stored chunk
+ * from {@link CHUNK_COLUMN}, scored by `score` from its `column` value; rows `score` gives
+ * undefined for are left out. Best first as LanceDB returned them.
+ */
+export function hitsOf(
+  result: ArrowTable,
+  column: string,
+  score: (value: number | null) => number | undefined,
+): StoreHit[] {
+  const chunks = result.getChild(CHUNK_COLUMN);
+  const values = result.getChild(column);
+  const hits: StoreHit[] = [];
+  if (!chunks || !values) return hits;
+  for (let i = 0; i < result.numRows; i++) {
+    const value = score(values.get(i) as number | null);
+    if (value !== undefined)
+      hits.push({ chunk: JSON.parse(chunks.get(i)) as StoredChunk, score: value });
+  }
+  return hits;
 }

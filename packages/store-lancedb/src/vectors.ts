@@ -1,7 +1,7 @@
-import { compileFilter, type SearchFilter, type StoreHit } from "@engram/core/driver";
+import type { SearchFilter, StoreHit } from "@engram/core/driver";
 import { Index, type Table } from "@lancedb/lancedb";
-import { CHUNK_COLUMN, dimsOf, toStoredChunk, VECTOR_COLUMN } from "./schema.js";
-import { filterWhere } from "./sql.js";
+import { CHUNK_COLUMN, dimsOf, hitsOf, VECTOR_COLUMN } from "./schema.js";
+import { planFilter } from "./sql.js";
 
 // LanceDB 0.37 warns on stderr whenever it reads a vector index's statistics (as `listIndices`
 // does) unless this is set; "false" opts into its announced default (centroids left out of the
@@ -89,10 +89,8 @@ export class ChunksShape {
  * and when the index yields fewer than `limit` (a selective filter can leave its probed partitions
  * short) the search is repeated exactly.
  *
- * A filter applies before the search, so a selective filter still yields `limit` hits. When it
- * leaves out no more rows than `limit` (the usual search: every tier but the archive), the search
- * instead asks for `limit` + that many and drops them here, which gives the same hits: LanceDB's
- * filtered vector search first builds the set of rows the filter keeps (~1–2 ms at 10,000 chunks).
+ * A filter applies before the search, so a selective filter still yields `limit` hits; the usual
+ * one is applied here instead (see `planFilter`).
  */
 export async function searchVector(
   table: Table,
@@ -101,31 +99,31 @@ export async function searchVector(
   limit: number,
   filter: SearchFilter | undefined,
 ): Promise<StoreHit[]> {
-  const where = filterWhere(filter);
-  if (where.kind === "none" || vector.every((x) => x === 0)) return [];
+  if (vector.every((x) => x === 0)) return [];
+  const plan = await planFilter(filter, limit, (where) => shape.outside(table, where));
+  if (!plan) return [];
   const { index } = await shape.get(table);
-  const outside = where.kind === "where" ? await shape.outside(table, where.sql) : 0;
-  const keep = outside <= limit ? compileFilter(filter) : undefined;
   const run = async (exact: boolean) => {
     let query = table
       .query()
       .nearestTo(vector)
       .column(VECTOR_COLUMN)
       .distanceType("cosine")
-      .select([CHUNK_COLUMN, "_distance"])
-      .limit(keep ? limit + outside : limit);
-    if (where.kind === "where" && !keep) query = query.where(where.sql);
+      .select([CHUNK_COLUMN, DISTANCE_COLUMN])
+      .limit(limit + plan.extra);
+    if (plan.where) query = query.where(plan.where);
     if (index === "hnsw") {
       query = exact ? query.bypassVectorIndex() : query.refineFactor(REFINE_FACTOR);
     }
-    const rows = (await query.toArray()) as Array<{ chunk: string; _distance: number | null }>;
-    const hits = rows.flatMap((row) =>
-      row._distance === null || Number.isNaN(row._distance)
-        ? []
-        : [{ chunk: toStoredChunk(row), score: 1 - row._distance }],
+    const hits = hitsOf(await query.toArrow(), DISTANCE_COLUMN, (distance) =>
+      distance === null || Number.isNaN(distance) ? undefined : 1 - distance,
     );
+    const { keep } = plan;
     return keep ? hits.filter((hit) => keep(hit.chunk)).slice(0, limit) : hits;
   };
   const hits = await run(false);
   return hits.length < limit && index === "hnsw" ? run(true) : hits;
 }
+
+/** The column LanceDB gives a vector hit's distance in. */
+const DISTANCE_COLUMN = "_distance";
