@@ -61,7 +61,9 @@ export async function searchText(
   limit: number,
   filter: SearchFilter | undefined,
 ): Promise<StoreHit[]> {
-  const plan = await planFilter(filter, limit, (where) => shape.outside(table, where));
+  const plan = await planFilter(filter, limit, async (where) =>
+    (await shape.get(table)).outside(where),
+  );
   if (!plan) return [];
   let query = table
     .query()

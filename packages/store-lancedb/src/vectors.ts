@@ -45,39 +45,63 @@ export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
   return /^ivf_?flat$/i.test(index.indexType) ? "flat" : "hnsw";
 }
 
+/** How many segments the vector index of `table` has (0 without one): each optimize adds one. */
+export async function vectorIndexSegments(table: Table): Promise<number> {
+  const index = (await table.listIndices()).find((i) => i.columns.includes(VECTOR_COLUMN));
+  return index ? ((await table.indexStats(index.name))?.numIndices ?? 0) : 0;
+}
+
+/** What searches need to know of the chunks table at one version (see {@link ChunksShape}). */
+export interface ShapeSnapshot {
+  dims: number | null;
+  index: VectorIndexKind;
+  /** How many rows the `where` clause leaves out (counted once per version). */
+  outside(where: string): Promise<number>;
+}
+
 /**
  * What searches need to know of the chunks table — its dimensions, its vector index, how many
  * rows a filter leaves out — read once per table version: reading the schema costs ~0.3 ms and
  * counting rows ~0.7 ms, asking for the version ~0.02 ms, and `version()` honours the connection's
  * read consistency interval exactly as a query does.
+ *
+ * Calls made while a version check is under way share it (a hybrid search asks three times at
+ * once: the dimensions, and each side for its filter; each check costs ~0.1 ms of the main thread
+ * and a wake-up of LanceDB's threads). A call may so get a check that began just before it: the
+ * shape is then at most the commits of that moment behind, as it can be anyway between a check
+ * and the query it serves, and the query itself always reads the latest version.
  */
 export class ChunksShape {
-  #cached:
-    | { version: number; dims: number | null; index: VectorIndexKind; outside: Map<string, number> }
-    | undefined;
+  #cached: (ShapeSnapshot & { version: number; table: Table }) | undefined;
+  #checking: { table: Table; snapshot: Promise<ShapeSnapshot> } | undefined;
 
-  async get(table: Table): Promise<{ dims: number | null; index: VectorIndexKind }> {
-    return this.#current(table);
+  /** The table's shape at its latest version. */
+  get(table: Table): Promise<ShapeSnapshot> {
+    if (this.#checking?.table === table) return this.#checking.snapshot;
+    const snapshot = this.#check(table).finally(() => {
+      if (this.#checking?.snapshot === snapshot) this.#checking = undefined;
+    });
+    this.#checking = { table, snapshot };
+    return snapshot;
   }
 
-  /** How many rows the `where` clause leaves out. */
-  async outside(table: Table, where: string): Promise<number> {
-    const { outside } = await this.#current(table);
-    let count = outside.get(where);
-    if (count === undefined) {
-      count = await table.countRows(`NOT (${where})`);
-      outside.set(where, count);
-    }
-    return count;
-  }
-
-  async #current(table: Table) {
+  async #check(table: Table): Promise<ShapeSnapshot> {
     const version = await table.version();
-    if (this.#cached?.version !== version) {
-      const dims = dimsOf(await table.schema());
-      const index = dims === null ? "none" : await vectorIndexKind(table);
-      this.#cached = { version, dims, index, outside: new Map() };
-    }
+    const cached = this.#cached;
+    if (cached?.table === table && cached.version === version) return cached;
+    const dims = dimsOf(await table.schema());
+    const index = dims === null ? "none" : await vectorIndexKind(table);
+    const counts = new Map<string, Promise<number>>();
+    const outside = (where: string) => {
+      let count = counts.get(where);
+      if (!count) {
+        count = table.countRows(`NOT (${where})`);
+        counts.set(where, count);
+        count.catch(() => counts.delete(where));
+      }
+      return count;
+    };
+    this.#cached = { table, version, dims, index, outside };
     return this.#cached;
   }
 }
@@ -100,9 +124,9 @@ export async function searchVector(
   filter: SearchFilter | undefined,
 ): Promise<StoreHit[]> {
   if (vector.every((x) => x === 0)) return [];
-  const plan = await planFilter(filter, limit, (where) => shape.outside(table, where));
+  const { index, outside } = await shape.get(table);
+  const plan = await planFilter(filter, limit, outside);
   if (!plan) return [];
-  const { index } = await shape.get(table);
   const run = async (exact: boolean) => {
     let query = table
       .query()
