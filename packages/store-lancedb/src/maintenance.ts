@@ -7,8 +7,8 @@ import { column } from "./sql.js";
 import {
   type VectorIndexKind,
   vectorIndex,
+  vectorIndexIsWhole,
   vectorIndexKind,
-  vectorIndexSegments,
 } from "./vectors.js";
 
 /** The tables the store keeps, by role. */
@@ -159,8 +159,9 @@ export class Maintenance {
    * Build the vector index once the table holds {@link VECTOR_INDEX_FROM_ROWS} vectors (exact
    * below `vectorIndexMinRows` or its default, HNSW from it; see `vectorIndex`), and rebuild it
    * whole once the vectors doubled since its last build or it is of the wrong kind for them. With
-   * `whole` (whenever the full-text index is rebuilt), an exact index made of several segments is
-   * rebuilt as one too: every query searches each segment apart (10,000 chunks in 3 segments:
+   * `whole` (whenever the full-text index is rebuilt), an exact index that is not one segment over
+   * every row (the optimize that follows would add the new rows as one more) is rebuilt as one
+   * too: every query searches each segment apart (10,000 chunks in 3 segments:
    * ~0.5 ms of CPU more per query than in one), and rebuilding an exact index only copies the
    * vectors (~0.2 s of CPU at 10,000 × 384, beside the full-text rebuild's ~0.45 s), so the
    * rebuild work stays proportional to the rows written, as the full-text index's does.
@@ -177,7 +178,7 @@ export class Maintenance {
     if (wanted === "none") return;
     const built = Number(await readMeta(meta, VECTOR_INDEX_ROWS_META_KEY));
     if (wanted === (await vectorIndexKind(chunks)) && vectors < 2 * built) {
-      if (!whole || wanted !== "flat" || (await vectorIndexSegments(chunks)) <= 1) return;
+      if (!whole || wanted !== "flat" || (await vectorIndexIsWhole(chunks))) return;
     }
     await chunks.createIndex(VECTOR_COLUMN, { config: vectorIndex(wanted), replace: true });
     await this.#recordVectorIndex(tables, vectors);

@@ -45,10 +45,14 @@ export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
   return /^ivf_?flat$/i.test(index.indexType) ? "flat" : "hnsw";
 }
 
-/** How many segments the vector index of `table` has (0 without one): each optimize adds one. */
-export async function vectorIndexSegments(table: Table): Promise<number> {
+/**
+ * True when the vector index of `table` is one segment covering every row. Each optimize adds the
+ * rows written since as a segment of their own.
+ */
+export async function vectorIndexIsWhole(table: Table): Promise<boolean> {
   const index = (await table.listIndices()).find((i) => i.columns.includes(VECTOR_COLUMN));
-  return index ? ((await table.indexStats(index.name))?.numIndices ?? 0) : 0;
+  const stats = index && (await table.indexStats(index.name));
+  return stats?.numIndices === 1 && stats.numUnindexedRows === 0;
 }
 
 /** What searches need to know of the chunks table at one version (see {@link ChunksShape}). */
