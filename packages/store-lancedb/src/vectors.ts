@@ -69,24 +69,32 @@ export interface ShapeSnapshot {
  * counting rows ~0.7 ms, asking for the version ~0.02 ms, and `version()` honours the connection's
  * read consistency interval exactly as a query does.
  *
- * Calls made while a version check is under way share it (a hybrid search asks three times at
- * once: the dimensions, and each side for its filter; each check costs ~0.1 ms of the main thread
- * and a wake-up of LanceDB's threads). A call may so get a check that began just before it: the
- * shape is then at most the commits of that moment behind, as it can be anyway between a check
- * and the query it serves, and the query itself always reads the latest version.
+ * Calls made while a version check is under way, or before the event loop turns once it is done,
+ * share it: a hybrid search asks three times in a row (the dimensions, then each side for its
+ * filter), and in a search a check cost ~0.4 ms of CPU (measured at 10,000 chunks, against
+ * ~0.03 ms alone: it waits for the threads the queries keep busy). A call may so get a check that
+ * began just before it: the shape is then at most the commits of that moment behind, as it can
+ * be anyway between a check and the query it serves, and the query itself always reads the latest
+ * version.
  */
 export class ChunksShape {
   #cached: (ShapeSnapshot & { version: number; table: Table }) | undefined;
-  #checking: { table: Table; snapshot: Promise<ShapeSnapshot> } | undefined;
+  /** The check under way, or done and not yet past a turn of the event loop. */
+  #shared: { table: Table; snapshot: Promise<ShapeSnapshot> } | undefined;
 
   /** The table's shape at its latest version. */
   get(table: Table): Promise<ShapeSnapshot> {
-    if (this.#checking?.table === table) return this.#checking.snapshot;
-    const snapshot = this.#check(table).finally(() => {
-      if (this.#checking?.snapshot === snapshot) this.#checking = undefined;
-    });
-    this.#checking = { table, snapshot };
-    return snapshot;
+    if (this.#shared?.table === table) return this.#shared.snapshot;
+    const shared = { table, snapshot: this.#check(table) };
+    const expire = () => {
+      if (this.#shared === shared) this.#shared = undefined;
+    };
+    shared.snapshot.then(
+      () => setImmediate(expire),
+      () => expire(),
+    );
+    this.#shared = shared;
+    return shared.snapshot;
   }
 
   async #check(table: Table): Promise<ShapeSnapshot> {
