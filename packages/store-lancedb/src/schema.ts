@@ -38,9 +38,11 @@ export const SCHEMA_META_KEY = "store-lancedb.schema";
 /**
  * Layout version this package writes. A database recording a newer one is refused untouched; bump
  * it (and convert old data on open) whenever a table's columns change meaning. 1 kept the
- * embedding cache in a table of its own; 2 kept each chunk field in a column of its own.
+ * embedding cache in a table of its own; 2 kept each chunk field in a column of its own; 3 kept
+ * vectors as written and searched them by cosine distance (4 keeps them at unit length and
+ * searches by dot product: the same ranking, and LanceDB's scan skips the norms).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** `meta(key, value)`. */
 export function metaSchema(): Schema {
@@ -122,6 +124,7 @@ export type ChunkRow = {
   tier: string;
   chunk: string;
   terms: string;
+  /** At unit length (see {@link unitLength}). */
   vector?: number[] | null;
 };
 
@@ -159,8 +162,21 @@ export function toChunkRow(chunk: ChunkRecord, withVector: boolean): ChunkRow {
     chunk: JSON.stringify(stored),
     terms: chunk.terms.join(" "),
   };
-  if (withVector) row.vector = chunk.embedding ? Array.from(chunk.embedding) : null;
+  if (withVector) row.vector = chunk.embedding ? unitLength(chunk.embedding) : null;
   return row;
+}
+
+/**
+ * `values` scaled to unit length, so that their dot product with a unit query is the cosine
+ * similarity; null for a zero vector, which has no direction (stored as no vector, it never
+ * matches, as it never did by cosine distance).
+ */
+export function unitLength(values: ArrayLike<number>): number[] | null {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += (values[i] as number) ** 2;
+  if (sum === 0) return null;
+  const norm = Math.sqrt(sum);
+  return Array.from(values, (x) => x / norm);
 }
 
 /** The stored chunk of a row read with its {@link CHUNK_COLUMN}. */

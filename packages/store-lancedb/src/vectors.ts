@@ -1,6 +1,6 @@
 import type { SearchFilter, StoreHit } from "@engram/core/driver";
 import { Index, type Table } from "@lancedb/lancedb";
-import { CHUNK_COLUMN, dimsOf, hitsOf, VECTOR_COLUMN } from "./schema.js";
+import { CHUNK_COLUMN, dimsOf, hitsOf, unitLength, VECTOR_COLUMN } from "./schema.js";
 import { planFilter } from "./sql.js";
 
 // LanceDB 0.37 warns on stderr whenever it reads a vector index's statistics (as `listIndices`
@@ -27,15 +27,22 @@ export type VectorIndexKind = "flat" | "hnsw" | "none";
  * floats: ~10 ms a query, ~3 ms from the index). It builds in about the time it takes to copy the
  * vectors.
  *
- * `hnsw`: HNSW over scalar-quantised vectors, cosine, searched approximately and refined. Chosen
+ * `hnsw`: HNSW over scalar-quantised vectors, searched approximately and refined. Chosen
  * over IVF-PQ, LanceDB's default, by measurement (`bench/index-types.ts`): IVF-PQ with default
  * settings reached a far lower recall@10 (0.34 at 50k vectors, refined).
  */
 export function vectorIndex(kind: "flat" | "hnsw"): Index {
   return kind === "flat"
-    ? Index.ivfFlat({ distanceType: "cosine", numPartitions: 1 })
-    : Index.hnswSq({ distanceType: "cosine" });
+    ? Index.ivfFlat({ distanceType: DISTANCE_TYPE, numPartitions: 1 })
+    : Index.hnswSq({ distanceType: DISTANCE_TYPE });
 }
+
+/**
+ * Vectors are stored at unit length (`unitLength`) and queries scaled alike, so the dot product is
+ * the cosine similarity; LanceDB's distance is then `1 − dot`, and the scan skips computing
+ * norms (measured at 10,000 × 384 in one segment: ~0.35 ms less CPU a query than cosine).
+ */
+const DISTANCE_TYPE = "dot";
 
 /** The kind of vector index `table` has. */
 export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
@@ -119,7 +126,8 @@ export class ChunksShape {
 }
 
 /**
- * The `limit` nearest chunks by cosine similarity (score `1 − cosine distance`), best first.
+ * The `limit` nearest chunks by cosine similarity (the dot product of unit vectors: score
+ * `1 − distance`), best first.
  * Chunks without a vector never match, nor does anything for a zero query (it has no direction).
  * Exact unless the table has an HNSW index; then the candidates are refined by exact distance,
  * and when the index yields fewer than `limit` (a selective filter can leave its probed partitions
@@ -135,16 +143,17 @@ export async function searchVector(
   limit: number,
   filter: SearchFilter | undefined,
 ): Promise<StoreHit[]> {
-  if (vector.every((x) => x === 0)) return [];
+  const unit = unitLength(vector);
+  if (!unit) return [];
   const { index, outside } = await shape.get(table);
   const plan = await planFilter(filter, limit, outside);
   if (!plan) return [];
   const run = async (exact: boolean) => {
     let query = table
       .query()
-      .nearestTo(vector)
+      .nearestTo(unit)
       .column(VECTOR_COLUMN)
-      .distanceType("cosine")
+      .distanceType(DISTANCE_TYPE)
       .select([CHUNK_COLUMN, DISTANCE_COLUMN])
       .limit(limit + plan.extra);
     if (plan.where) query = query.where(plan.where);
