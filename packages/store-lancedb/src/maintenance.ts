@@ -135,8 +135,9 @@ export class Maintenance {
       await this.#rebuildFulltext(tables.chunks);
       await this.#indexVectors(tables, true);
       await this.#optimize(tables, "chunks");
-    } else if (this.#segmentsAdded) {
-      await this.#indexVectors(tables, true);
+    } else if (this.#segmentsAdded && (await this.#indexVectors(tables, true))) {
+      // Prunes the index the rebuild replaced (as large as the vectors), compacting what is due.
+      await this.#optimize(tables, "chunks");
     }
   }
 
@@ -172,24 +173,26 @@ export class Maintenance {
    * (10,000 chunks in 3 segments: ~0.5 ms of CPU more per query than in one), and rebuilding an
    * exact index only copies the vectors (~0.2 s of CPU at 10,000 × 384). Not after every
    * full-text rebuild: a cold sync of 10,000 chunks rebuilds that a dozen times or more, and its
-   * CPU per chunk fell by a fifth when each rebuild took the vector index along.
+   * CPU per chunk fell by a fifth when each rebuild took the vector index along. Resolves true
+   * when it built the index.
    */
-  async #indexVectors(tables: Tables, whole = false): Promise<void> {
+  async #indexVectors(tables: Tables, whole = false): Promise<boolean> {
     const { chunks, meta } = tables;
     const dims = dimsOf(await chunks.schema());
-    if (dims === null) return;
+    if (dims === null) return false;
     const vectors = await chunks.countRows(`${column(VECTOR_COLUMN)} IS NOT NULL`);
     const approximateFrom =
       this.policy.vectorIndexMinRows ?? Math.floor(DEFAULT_EXACT_VECTOR_BYTES / (4 * dims));
     const wanted: VectorIndexKind =
       vectors >= approximateFrom ? "hnsw" : vectors >= VECTOR_INDEX_FROM_ROWS ? "flat" : "none";
-    if (wanted === "none") return;
+    if (wanted === "none") return false;
     const built = Number(await readMeta(meta, VECTOR_INDEX_ROWS_META_KEY));
     if (wanted === (await vectorIndexKind(chunks)) && vectors < 2 * built) {
-      if (!whole || wanted !== "flat" || (await vectorIndexIsWhole(chunks))) return;
+      if (!whole || wanted !== "flat" || (await vectorIndexIsWhole(chunks))) return false;
     }
     await chunks.createIndex(VECTOR_COLUMN, { config: vectorIndex(wanted), replace: true });
     await this.#recordVectorIndex(tables, vectors);
+    return true;
   }
 
   async #recordVectorIndex(tables: Tables, vectors: number): Promise<void> {

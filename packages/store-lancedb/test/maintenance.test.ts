@@ -379,13 +379,16 @@ describe("vector index", () => {
     );
     await reader.close();
     expect(await vectorIndex()).toMatchObject({ numIndices: 2 });
-    // The writer closes: one segment over every row, for whichever process searches next.
+    // The writer closes: one segment over every row, for whichever process searches next, and
+    // the index it replaced is pruned (no version but the latest is kept locally).
     await store.close();
     expect(await vectorIndex()).toMatchObject({
       numIndices: 1,
       numIndexedRows: total,
       numUnindexedRows: 0,
     });
+    await chunks.checkoutLatest();
+    expect(await chunks.listVersions()).toHaveLength(1);
   }, 120_000);
 });
 
