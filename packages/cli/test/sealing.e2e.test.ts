@@ -45,6 +45,10 @@ describe("engram seal / unseal / rekey", () => {
       expect(placeholder).toContain("# Sealed memory");
       expect(placeholder).not.toContain(MARKER);
 
+      // The sync's report counts the sealed file: a new process's search lists sealed files only then.
+      const synced = await engram(["sync", "--json", "-w", ws]);
+      expect(JSON.parse(synced.stdout)).toMatchObject({ sealedFiles: 1 });
+
       // Without the key: nothing found, and search says a sealed file was skipped.
       const blind = await engram(["search", MARKER, "--json", "--min-score", "0", "-w", ws]);
       expect(blind.code).toBe(0);
@@ -87,6 +91,9 @@ describe("engram seal / unseal / rekey", () => {
       expect(await readFile(join(ws, "memory/long-term/health.md"))).toEqual(Buffer.from(SECRET));
       const back = await engram(["search", MARKER, "--json", "--min-score", "0", "-w", ws]);
       expect(JSON.parse(back.stdout).results.length).toBe(1);
+      expect(JSON.parse(back.stdout).sealed).toBeUndefined();
+      const plain = await engram(["sync", "--json", "-w", ws]);
+      expect(JSON.parse(plain.stdout)).toMatchObject({ sealedFiles: 0 });
     } finally {
       await removeDir(ws);
     }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { EngramError } from "@engram/core/driver";
+import { errorSummary, storeFailedError } from "@engram/core/driver";
 import Database, { type Statement } from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 
@@ -32,13 +32,12 @@ export function isInMemory(path: string): boolean {
  */
 export function openConnection(path: string, options: ConnectionOptions): Database.Database {
   if (!isInMemory(path) && !existsSync(dirname(path))) {
-    throw new EngramError(
-      "STORE_FAILED",
-      `Could not open the index: the folder ${dirname(path)} does not exist.`,
-      {
-        hint: "Check that the folder exists and that this user may write to it and to the index file.",
-      },
-    );
+    throw storeFailedError({
+      action: "open the index",
+      problem: `the folder ${dirname(path)} does not exist`,
+      where: path,
+      hint: "Check that the folder exists and that this user may write to it and to the index file.",
+    });
   }
   const db = new Database(path, { timeout: options.busyTimeoutMs });
   try {
@@ -61,14 +60,13 @@ function loadVectors(db: Database.Database): void {
   try {
     sqliteVec.load(db);
   } catch (error) {
-    throw new EngramError(
-      "STORE_FAILED",
-      `Could not load the sqlite-vec extension: ${error instanceof Error ? error.message : String(error)}.`,
-      {
-        hint: "Reinstall @engram/store-sqlite so npm fetches sqlite-vec's binary for this platform, or open the store with `vectors: false` for keyword-only search.",
-        cause: error,
-      },
-    );
+    throw storeFailedError({
+      action: "load the sqlite-vec extension",
+      problem: errorSummary(error),
+      where: db.name,
+      hint: "Reinstall @engram/store-sqlite so npm fetches sqlite-vec's binary for this platform, or open the store with `vectors: false` for keyword-only search.",
+      cause: error,
+    });
   }
 }
 

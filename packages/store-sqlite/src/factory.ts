@@ -1,7 +1,13 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { checkStoreOptions, type MemoryStore, type StoreFactory } from "@engram/core/driver";
+import {
+  defineStore,
+  type MemoryStore,
+  parseStoreOptions,
+  type StoreFactory,
+} from "@engram/core/driver";
+import * as v from "valibot";
 import { isInMemory } from "./connection.js";
-import { SqliteStore } from "./sqlite-store.js";
+import { SqliteDriver } from "./sqlite-store.js";
 
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -17,31 +23,20 @@ export interface SqliteStoreOptions {
 }
 
 /** Options of {@link sqliteStore}, the factory core uses. */
-export interface SqliteStoreFactoryOptions {
+export interface SqliteStoreFactoryOptions extends Omit<SqliteStoreOptions, "path"> {
   /** Database file; relative paths resolve against the workspace. Default `<indexDir>/index.sqlite`. */
   path?: string;
-  /** See {@link SqliteStoreOptions.vectors}. */
-  vectors?: boolean;
-  /** See {@link SqliteStoreOptions.busyTimeoutMs}. */
-  busyTimeoutMs?: number;
 }
 
 /** File name of the index inside the workspace's index folder. */
 export const DEFAULT_FILE_NAME = "index.sqlite";
-
-/** Every option {@link sqliteStore} takes (others are refused). */
-export const SQLITE_OPTION_NAMES = [
-  "path",
-  "vectors",
-  "busyTimeoutMs",
-] as const satisfies ReadonlyArray<keyof SqliteStoreFactoryOptions>;
 
 /**
  * Options earlier versions took to size and time their in-memory copies of the index, which this
  * store no longer keeps (a long-lived process puts core's `withMemoryIndex` in front of it): a
  * workspace config that still sets one opens with a deprecation warning, not an error.
  */
-export const DEPRECATED_OPTION_NAMES = [
+const DEPRECATED_OPTION_NAMES = [
   "vectorMemoryMb",
   "vectorMemoryAfterSearches",
   "vectorMemoryBackgroundAbove",
@@ -50,44 +45,66 @@ export const DEPRECATED_OPTION_NAMES = [
   "keywordMemoryBackgroundAbove",
 ] as const;
 
+// The options' checks, declared once (core's `parseStoreOptions` turns the first complaint into
+// `CONFIG_INVALID`); each message completes "it must be …".
+const WHOLE = "a whole number ≥ 0";
+const entries = {
+  path: v.string('a file path, or ":memory:"'),
+  vectors: v.optional(v.boolean("true or false"), true),
+  busyTimeoutMs: v.optional(v.pipe(v.number(WHOLE), v.integer(WHOLE), v.minValue(0, WHOLE)), 5000),
+};
+const strict = <E extends v.ObjectEntries>(shape: E) =>
+  v.strictObject(shape, (issue) =>
+    issue.expected === "never" ? "left out: the SQLite store has no such option" : "an object",
+  );
+const storeOptions = strict(entries) satisfies v.GenericSchema<SqliteStoreOptions, unknown>;
+const factoryOptions = strict({
+  ...entries,
+  path: v.optional(entries.path),
+  ...Object.fromEntries(DEPRECATED_OPTION_NAMES.map((name) => [name, v.optional(v.unknown())])),
+});
+
+/** {@link SqliteStoreOptions} with every default applied. */
+export type ResolvedOptions = v.InferOutput<typeof storeOptions>;
+
 /**
  * A SQLite store over the file `options.path` (`":memory:"` for a private in-memory store). Call
  * `init()` before use; that is when the file is opened, created or migrated.
+ *
+ * @throws EngramError `CONFIG_INVALID` for an option it does not take or a value out of range.
  */
 export function createSqliteStore(options: SqliteStoreOptions): MemoryStore {
-  return new SqliteStore(options);
+  return defineStore(new SqliteDriver(parseStoreOptions("sqlite", storeOptions, options)));
 }
 
 /**
  * The factory core uses to open a workspace's store: by default the file `index.sqlite` in the
- * workspace's index folder (`<workspace>/.engram/index.sqlite`).
+ * workspace's index folder (`<workspace>/.engram/index.sqlite`). Options are checked up front.
+ *
+ * @throws EngramError `CONFIG_INVALID` for an option it does not take or a value out of range.
  */
 export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFactory {
-  const deprecated = Object.keys(options).filter((key) =>
-    (DEPRECATED_OPTION_NAMES as readonly string[]).includes(key),
-  );
+  const deprecated = DEPRECATED_OPTION_NAMES.filter((name) => name in options);
   if (deprecated.length) {
     process.emitWarning(
       `the sqlite store ignores ${deprecated.map((key) => `"${key}"`).join(", ")}: it keeps no copy of the index in memory any more (long-lived processes such as engram watch and mcp put core's in-memory index in front of it); remove ${deprecated.length > 1 ? "them" : "it"} from store.options`,
       { code: "ENGRAM_DEPRECATED_OPTION" },
     );
   }
-  checkStoreOptions("sqlite", options, [...SQLITE_OPTION_NAMES, ...DEPRECATED_OPTION_NAMES]);
+  parseStoreOptions("sqlite", factoryOptions, options);
+  const { path: configured, ...rest } = options;
+  const kept = Object.fromEntries(
+    Object.entries(rest).filter(
+      ([name]) => !(DEPRECATED_OPTION_NAMES as readonly string[]).includes(name),
+    ),
+  );
   return ({ workspace, indexDir }) => {
-    const configured = options.path;
     const path =
       configured === undefined
         ? join(indexDir, DEFAULT_FILE_NAME)
         : isInMemory(configured) || isAbsolute(configured)
           ? configured
           : resolve(workspace, configured);
-    const storeOptions: SqliteStoreOptions = { path };
-    // Every other option passes through as given (absent ones stay absent: the store's defaults).
-    for (const [key, value] of Object.entries(options)) {
-      if (key === "path" || value === undefined) continue;
-      if ((DEPRECATED_OPTION_NAMES as readonly string[]).includes(key)) continue;
-      Object.assign(storeOptions, { [key]: value });
-    }
-    return createSqliteStore(storeOptions);
+    return createSqliteStore({ ...kept, path });
   };
 }

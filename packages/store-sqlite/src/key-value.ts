@@ -1,8 +1,8 @@
 import type { KeyValueStore } from "@engram/core/driver";
 import type { StatementCache } from "./connection.js";
 
-/** Runs `fn` against the open connection, turning SQLite failures into EngramErrors. */
-export type Guard = <T>(action: string, fn: (sql: StatementCache) => T) => T;
+/** Runs `fn` against the open connection (core's `defineStore` guards the calls). */
+export type Use = <T>(fn: (sql: StatementCache) => T) => T;
 
 /** The table of {@link SqliteKeyValue} (schema step 6 → 7). */
 export const KEY_VALUE_TABLE = "key_value";
@@ -30,10 +30,10 @@ const COUNT_SUBSTR = `SELECT count(*) AS n FROM ${KEY_VALUE_TABLE} WHERE ${BY_SU
  * decides what stays). Survives `reset`; shared by every process that opens the file.
  */
 export class SqliteKeyValue implements KeyValueStore {
-  constructor(private readonly guard: Guard) {}
+  constructor(private readonly use: Use) {}
 
   async get(keys: readonly string[]): Promise<Map<string, Uint8Array>> {
-    return this.guard("read the key-value table", (sql) => {
+    return this.use((sql) => {
       const found = new Map<string, Uint8Array>();
       for (const key of keys) {
         const row = sql.get(SELECT).get(key) as { value: Buffer } | undefined;
@@ -44,7 +44,7 @@ export class SqliteKeyValue implements KeyValueStore {
   }
 
   async set(entries: ReadonlyArray<readonly [key: string, value: Uint8Array]>): Promise<void> {
-    this.guard("write the key-value table", (sql) => {
+    this.use((sql) => {
       sql.db
         .transaction(() => {
           for (const [key, value] of entries) {
@@ -56,7 +56,7 @@ export class SqliteKeyValue implements KeyValueStore {
   }
 
   async deletePrefix(prefix: string): Promise<number> {
-    return this.guard("clear the key-value table", (sql) => {
+    return this.use((sql) => {
       if (prefix === "") return sql.get(DELETE_ALL).run().changes;
       const next = nextAfter(prefix);
       return next === undefined
@@ -66,7 +66,7 @@ export class SqliteKeyValue implements KeyValueStore {
   }
 
   async count(prefix: string): Promise<number> {
-    return this.guard("read the key-value table", (sql) => {
+    return this.use((sql) => {
       if (prefix === "") return (sql.get(COUNT_ALL).get() as { n: number }).n;
       const next = nextAfter(prefix);
       const row =

@@ -1,5 +1,9 @@
-import type { SearchFilter } from "@engram/core/driver";
-import { compareChunkOrder, type FileRecord, type StoredChunk } from "@engram/core/driver";
+import {
+  compareChunkOrder,
+  type FileRecord,
+  type SearchFilter,
+  type StoredChunk,
+} from "@engram/core/driver";
 import type { StatementCache } from "./connection.js";
 
 /** A `files` row. */
@@ -100,12 +104,8 @@ export function vectorToBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** A float32 BLOB as a new Float32Array (copied, so alignment of the Buffer never matters). */
-export function blobToVector(blob: Buffer): Float32Array {
-  const out = new Float32Array(blob.byteLength / 4);
-  new Uint8Array(out.buffer).set(blob);
-  return out;
-}
+/** A float32 BLOB as a new Float32Array (core's; copied, so the Buffer's alignment never matters). */
+export { bytesToVector as blobToVector } from "@engram/core/driver";
 
 /** A piece of SQL with its positional parameters. */
 export interface SqlFragment {

@@ -1,28 +1,24 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import {
-  assertChunksFit,
-  assertQueryDims,
+  type CheckedBatch,
   type ChunkRecord,
   EngramError,
   type FileRecord,
   type IndexedChunk,
-  type KeyValueStore,
-  type MemoryStore,
   RECOVERY_META_KEY,
-  resultLimit,
   type SearchFilter,
   type Source,
-  type StoreBatch,
   type StoreCapabilities,
+  type StoreDriver,
   type StoredChunk,
   type StoreHit,
   type StoreRecovery,
   type StoreStats,
-  storeClosedError,
   storeNotInitialisedError,
 } from "@engram/core/driver";
 import { isInMemory, openConnection, StatementCache } from "./connection.js";
+import type { ResolvedOptions } from "./factory.js";
 import {
   damageReason,
   IndexDamage,
@@ -31,9 +27,8 @@ import {
   moveAside,
   OpenMarks,
   quickCheck,
-} from "./damage.js";
-import { toEngramError } from "./errors.js";
-import type { SqliteStoreOptions } from "./factory.js";
+  sqliteFailure,
+} from "./failures.js";
 import { FullTextIndex } from "./fulltext.js";
 import { SqliteKeyValue } from "./key-value.js";
 import {
@@ -47,8 +42,6 @@ import {
 import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
 import { VectorIndex } from "./vectors.js";
 
-const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-
 /**
  * Meta key of a counter every transaction that changes the index (write, reset) increments: the
  * store's `generation()`, which tells a copy of the index in some process's memory whether it is
@@ -56,7 +49,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  */
 export const GENERATION_META_KEY = "store-sqlite.generation";
 
-/** Chunks per page of {@link SqliteStore.scanChunks}. */
+/** Chunks per page of {@link SqliteDriver.scanChunks}. */
 const SCAN_PAGE_ROWS = 1000;
 
 const SQL = {
@@ -76,8 +69,7 @@ const SQL = {
   deleteChunks: "DELETE FROM chunks WHERE path = ?",
   insertChunk: `INSERT INTO chunks (id, path, source, tier, start_line, end_line, headings, text, hash)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  getChunks: `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.path = ?
-    ORDER BY c.start_line, c.end_line, c.id`,
+  getChunks: `SELECT ${chunkColumns("c")} FROM chunks AS c WHERE c.path = ?`,
   countFiles: "SELECT count(*) AS n FROM files",
   countChunks: "SELECT count(*) AS n FROM chunks",
   bumpGeneration: `INSERT INTO meta (key, value) VALUES ('${GENERATION_META_KEY}', '1')
@@ -102,49 +94,41 @@ interface Open {
 }
 
 /**
- * engram's embedded default store: one SQLite file (WAL) with FTS5 over core's analysed terms and
- * a sqlite-vec `vec0` table for cosine KNN. All methods run synchronously on one better-sqlite3
- * connection and return settled promises; `write` and `reset` are single transactions.
+ * The driver behind `createSqliteStore` (core's `defineStore` adds the guards, argument and
+ * dimension checks, tie order and error mapping): one SQLite file (WAL) with FTS5 over core's
+ * analysed terms and a sqlite-vec `vec0` table for cosine KNN. Every method runs synchronously on
+ * one better-sqlite3 connection; `write` and `reset` are single transactions. A damaged file is
+ * moved aside for an empty index (on open, or by `refresh` after a statement met the damage).
  */
-export class SqliteStore implements MemoryStore {
+export class SqliteDriver implements StoreDriver {
   readonly kind = "sqlite";
+  readonly name: string;
   readonly capabilities: StoreCapabilities;
-  readonly keyValue: KeyValueStore;
+  /** Both searches rank ties in SQL (or re-sort them) and complete the tie at the cut-off. */
+  readonly completeTies = true;
+  readonly keyValue: SqliteKeyValue;
 
   private readonly path: string;
-  private readonly vectorsEnabled: boolean;
-  private readonly busyTimeoutMs: number;
-  private open: Open | undefined;
-  private closed = false;
+  private readonly options: ResolvedOptions;
+  private connection: Open | undefined;
   /** `dev:ino` of the file the connection has open, to notice it being deleted or replaced. */
   private identity: string | undefined;
   /** Set when a statement found the file damaged: {@link refresh} replaces it. */
   private damaged: { reason: string; error: unknown } | undefined;
   private readonly marks: OpenMarks;
 
-  constructor(options: SqliteStoreOptions) {
+  constructor(options: ResolvedOptions) {
+    this.options = options;
     this.path = options.path;
-    if (options.vectors !== undefined && typeof options.vectors !== "boolean") {
-      throw new EngramError(
-        "INVALID_ARGUMENT",
-        `vectors must be true or false, got ${JSON.stringify(options.vectors)}.`,
-        { hint: "Use false for a keyword-only store, or leave it out." },
-      );
-    }
-    this.vectorsEnabled = options.vectors ?? true;
-    this.busyTimeoutMs = wholeNumber(
-      "busyTimeoutMs",
-      options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
-      "For example 5000 (the default).",
-    );
+    this.name = `SQLite store ${this.path}`;
     this.capabilities = {
-      vector: this.vectorsEnabled,
+      vector: options.vectors,
       fulltext: true,
       keyValue: true,
       persistent: !isInMemory(this.path),
       atomicWrites: true,
     };
-    this.keyValue = new SqliteKeyValue((action, fn) => this.use(action, (open) => fn(open.sql)));
+    this.keyValue = new SqliteKeyValue((fn) => this.use("use the key-value map", (o) => fn(o.sql)));
     this.marks = new OpenMarks(this.path);
   }
 
@@ -154,10 +138,17 @@ export class SqliteStore implements MemoryStore {
    * note for the next sync; when a process that had it open never closed it, `quick_check` runs
    * first.
    */
-  async init(): Promise<void> {
-    this.assertNotClosed();
-    if (this.open) return;
-    this.connectOrRecover();
+  async open(): Promise<void> {
+    const persistent = !isInMemory(this.path);
+    const unclean = persistent && this.marks.sweep();
+    const before = persistent ? fileIdentity(this.path) : undefined;
+    try {
+      this.connection = this.connect(unclean);
+    } catch (error) {
+      if (!persistent || !isDamage(error)) throw error;
+      this.recover(damageReason(error), error, before);
+    }
+    if (persistent) this.marks.mark();
   }
 
   /**
@@ -166,48 +157,26 @@ export class SqliteStore implements MemoryStore {
    * file found damaged since aside for an empty one. True when this store now holds other data.
    */
   async refresh(): Promise<boolean> {
-    if (this.closed || !this.open || isInMemory(this.path)) return false;
-    try {
-      if (this.damaged) {
-        const { reason, error } = this.damaged;
-        this.recover(reason, error, this.identity);
-        return true;
-      }
-      if (fileIdentity(this.path) === this.identity) return false;
-      this.disconnect();
-      this.marks.unmark(); // it may have gone with the folder: leave a new one
-      // Its folder went with it (`rm -rf .engram`): it existed when the store opened, so restore it.
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.connectOrRecover();
+    if (isInMemory(this.path)) return false;
+    if (this.damaged && this.connection) {
+      const { reason, error } = this.damaged;
+      this.recover(reason, error, this.identity);
       return true;
-    } catch (error) {
-      throw toEngramError(error, { path: this.path, action: "reopen the index" });
     }
-  }
-
-  private connectOrRecover(): void {
-    const persistent = !isInMemory(this.path);
-    const unclean = persistent && this.marks.sweep();
-    const before = persistent ? fileIdentity(this.path) : undefined;
-    try {
-      this.open = this.connect(unclean);
-    } catch (error) {
-      if (!persistent || !isDamage(error)) {
-        throw toEngramError(error, { path: this.path, action: "open the index" });
-      }
-      this.recover(damageReason(error), error, before);
-    }
-    if (persistent) this.marks.mark();
+    if (this.connection && fileIdentity(this.path) === this.identity) return false;
+    this.disconnect();
+    this.marks.unmark(); // it may have gone with the folder: leave a new one
+    // Its folder went with it (`rm -rf .engram`): it existed when the store opened, so restore it.
+    mkdirSync(dirname(this.path), { recursive: true });
+    await this.open();
+    return true;
   }
 
   /** Open the connection and what is built on it; `check`: run `quick_check` first. */
   private connect(check: boolean): Open {
     let db: ReturnType<typeof openConnection> | undefined;
     try {
-      db = openConnection(this.path, {
-        vectors: this.vectorsEnabled,
-        busyTimeoutMs: this.busyTimeoutMs,
-      });
+      db = openConnection(this.path, this.options);
       if (check) {
         const problem = quickCheck(db);
         if (problem)
@@ -218,7 +187,7 @@ export class SqliteStore implements MemoryStore {
       const open: Open = {
         sql,
         text: new FullTextIndex(sql),
-        vectors: this.vectorsEnabled ? new VectorIndex(sql) : null,
+        vectors: this.options.vectors ? new VectorIndex(sql) : null,
       };
       this.checkVectorSpace(open);
       this.identity = isInMemory(this.path) ? undefined : fileIdentity(this.path);
@@ -237,25 +206,23 @@ export class SqliteStore implements MemoryStore {
    */
   private recover(reason: string, error: unknown, found: string | undefined): void {
     this.disconnect();
-    if (!mayReplace(this.path)) {
-      throw toEngramError(error, { path: this.path, action: "open the index" });
-    }
+    if (!mayReplace(this.path)) throw error;
     const replacedMeanwhile = found !== undefined && fileIdentity(this.path) !== found;
     const movedTo = replacedMeanwhile ? undefined : moveAside(this.path);
-    this.open = this.connect(false);
+    this.connection = this.connect(false);
     if (replacedMeanwhile) return;
     const note: StoreRecovery = {
       at: new Date().toISOString(),
       reason,
       ...(movedTo ? { movedTo } : {}),
     };
-    this.open.sql.get(SQL.setMeta).run(RECOVERY_META_KEY, JSON.stringify([note]));
+    this.connection.sql.get(SQL.setMeta).run(RECOVERY_META_KEY, JSON.stringify([note]));
   }
 
   /** Close the connection (if any) without closing the store. */
   private disconnect(): void {
-    const open = this.open;
-    this.open = undefined;
+    const open = this.connection;
+    this.connection = undefined;
     try {
       open?.sql.db.close();
     } catch {
@@ -263,47 +230,46 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
+  async close(): Promise<void> {
+    const open = this.connection;
+    this.connection = undefined;
+    try {
+      open?.sql.db.close();
+    } finally {
+      this.marks.unmark();
+    }
+  }
+
+  /** The backend's error as the `EngramError` a user sees (see `failures.ts`). */
+  failure(error: unknown, action: string): unknown {
+    return sqliteFailure(error, action, this.path);
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.use("read meta", ({ sql }) => readMeta(sql, key));
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    this.use("write meta", ({ sql }) => {
-      sql.get(SQL.setMeta).run(key, value);
-    });
+    this.use("write meta", ({ sql }) => sql.get(SQL.setMeta).run(key, value));
   }
 
-  async reset(options: { dims: number | null }): Promise<void> {
-    const { dims } = options;
-    checkResetDims(dims, this.vectorsEnabled);
-    this.use("reset the index", (open) => {
-      const { sql, vectors } = open;
+  async reset(dims: number | null): Promise<void> {
+    this.use("reset the index", (open) =>
       inTransaction(open, () => {
-        sql.get("DELETE FROM chunks").run();
-        sql.get("DELETE FROM files").run();
+        open.sql.get("DELETE FROM chunks").run();
+        open.sql.get("DELETE FROM files").run();
         open.text.clear();
-        vectors?.recreate(dims);
-        if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
-        else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
-      });
-    });
+        setDims(open, dims);
+      }),
+    );
   }
 
   /**
    * Drop every vector and prepare for `dims` (null: none) in one transaction; files, chunks and
    * the full-text index stay, so keyword search answers while core writes the new vectors.
    */
-  async resetVectors(options: { dims: number | null }): Promise<void> {
-    const { dims } = options;
-    checkResetDims(dims, this.vectorsEnabled);
-    this.use("reset the vectors", (open) => {
-      const { sql, vectors } = open;
-      inTransaction(open, () => {
-        vectors?.recreate(dims);
-        if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
-        else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
-      });
-    });
+  async resetVectors(dims: number | null): Promise<void> {
+    this.use("reset the vectors", (open) => inTransaction(open, () => setDims(open, dims)));
   }
 
   async dims(): Promise<number | null> {
@@ -317,49 +283,43 @@ export class SqliteStore implements MemoryStore {
     });
   }
 
-  async listFiles(filter?: { source?: Source }): Promise<FileRecord[]> {
+  async listFiles(source: Source | undefined): Promise<FileRecord[]> {
     return this.use("list files", ({ sql }) => {
       const rows = (
-        filter?.source === undefined
+        source === undefined
           ? sql.get(SQL.listFiles).all()
-          : sql.get(SQL.listFilesOfSource).all(filter.source)
+          : sql.get(SQL.listFilesOfSource).all(source)
       ) as FileRow[];
       return rows.map(toFileRecord);
     });
   }
 
   /**
-   * One immediate transaction, equivalent to applying deletes, then upserts, then touches one by
-   * one (when a path is upserted twice the last upsert wins, as it would in order). The work is
-   * grouped by table for speed: FTS5 flushes its pending changes whenever a delete follows an insert
-   * or another virtual table's statement runs in between, which made a mixed order ~10× slower.
+   * One immediate transaction. The work is grouped by table for speed: FTS5 flushes its pending
+   * changes whenever a delete follows an insert or another virtual table's statement runs in
+   * between, which made a mixed order ~10× slower.
    */
-  async write(batch: StoreBatch): Promise<void> {
+  async write(batch: CheckedBatch): Promise<void> {
     this.use("write to the index", (open) => {
-      const { sql } = open;
+      const { sql, vectors } = open;
       inTransaction(open, () => {
         const dims = readDims(sql);
-        for (const { file, chunks } of batch.upserts ?? []) assertChunksFit(file, chunks, dims);
-        const upserts = new Map((batch.upserts ?? []).map((upsert) => [upsert.file.path, upsert]));
-        const deletes = batch.deletes ?? [];
-        this.removeChunks(open, new Set([...deletes, ...upserts.keys()]), dims);
-        for (const path of deletes) sql.get(SQL.deleteFile).run(path);
+        this.removeChunks(open, batch.removed, dims);
+        for (const path of batch.deleted) sql.get(SQL.deleteFile).run(path);
         const inserted: Array<[rowid: number | bigint, chunk: ChunkRecord]> = [];
-        for (const { file, chunks } of upserts.values()) {
+        for (const { file, chunks } of batch.upserts) {
           sql
             .get(SQL.upsertFile)
             .run(file.path, file.source, file.tier, file.hash, file.mtimeMs, file.size);
           for (const chunk of chunks) inserted.push([insertChunk(sql, chunk), chunk]);
         }
         open.text.insert(inserted);
-        if (open.vectors && dims !== null) {
+        if (vectors && dims !== null) {
           for (const [rowid, chunk] of inserted) {
-            if (chunk.embedding) open.vectors.insert(rowid, chunk.embedding, chunk);
+            if (chunk.embedding) vectors.insert(rowid, chunk.embedding, chunk);
           }
         }
-        for (const file of batch.touches ?? []) {
-          sql.get(SQL.touchFile).run(file.mtimeMs, file.path);
-        }
+        for (const file of batch.touches) sql.get(SQL.touchFile).run(file.mtimeMs, file.path);
       });
     });
   }
@@ -372,29 +332,27 @@ export class SqliteStore implements MemoryStore {
 
   async searchText(
     terms: readonly string[],
-    k: number,
-    filter?: SearchFilter,
+    limit: number,
+    filter: SearchFilter | undefined,
   ): Promise<StoreHit[]> {
-    return this.use("search the index", ({ text }) => {
-      const limit = resultLimit(k);
-      if (limit === 0) return [];
-      return text
+    return this.use("search the index", ({ text }) =>
+      text
         .search(terms, limit, filter)
-        .map((row) => ({ chunk: toStoredChunk(row), score: -row.rank }));
-    });
+        .map((row) => ({ chunk: toStoredChunk(row), score: -row.rank })),
+    );
   }
 
-  async searchVector(vector: Float32Array, k: number, filter?: SearchFilter): Promise<StoreHit[]> {
-    return this.use("search the index", ({ sql, vectors }) => {
-      const dims = readDims(sql);
-      if (dims === null || vectors === null) return [];
-      assertQueryDims(vector, dims);
-      const limit = resultLimit(k);
-      if (limit === 0) return [];
-      return vectors
-        .nearest(vector, limit, filter)
-        .map((row) => ({ chunk: toStoredChunk(row), score: 1 - row.distance }));
-    });
+  async searchVector(
+    vector: Float32Array,
+    limit: number,
+    filter: SearchFilter | undefined,
+  ): Promise<StoreHit[]> {
+    return this.use("search the index", ({ vectors }) =>
+      (vectors?.nearest(vector, limit, filter) ?? []).map((row) => ({
+        chunk: toStoredChunk(row),
+        score: 1 - row.distance,
+      })),
+    );
   }
 
   async stats(): Promise<StoreStats> {
@@ -477,40 +435,20 @@ export class SqliteStore implements MemoryStore {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    const open = this.open;
-    this.open = undefined;
-    try {
-      open?.sql.db.close();
-    } catch (error) {
-      throw toEngramError(error, { path: this.path, action: "close the index" });
-    } finally {
-      this.marks.unmark();
-    }
-  }
-
-  /** Run `fn` on the open connection; SQLite failures become EngramErrors. */
+  /**
+   * Run `fn` on the open connection (the kit calls the driver only while the store is open); an
+   * error that shows the file damaged is remembered for {@link refresh}.
+   */
   private use<T>(action: string, fn: (open: Open) => T): T {
-    this.assertNotClosed();
-    const open = this.open;
-    if (!open) {
-      throw storeNotInitialisedError("SQLite store", action);
-    }
+    const open = this.connection;
+    if (!open) throw storeNotInitialisedError("SQLite store", action); // after a failed reopen
     try {
       return fn(open);
     } catch (error) {
       if (isDamage(error) && !isInMemory(this.path)) {
         this.damaged ??= { reason: damageReason(error), error };
       }
-      throw toEngramError(error, { path: this.path, action });
-    }
-  }
-
-  private assertNotClosed(): void {
-    if (this.closed) {
-      throw storeClosedError(`SQLite store ${this.path}`);
+      throw error;
     }
   }
 
@@ -539,7 +477,7 @@ export class SqliteStore implements MemoryStore {
   /** Delete the chunks of `paths` with their terms and vectors (not the file records). */
   private removeChunks(
     { sql, text, vectors }: Open,
-    paths: ReadonlySet<string>,
+    paths: readonly string[],
     dims: number | null,
   ): void {
     const rowids: number[] = [];
@@ -572,15 +510,11 @@ function inTransaction({ sql, text }: Open, fn: () => void): void {
   }
 }
 
-function wholeNumber(option: string, value: number, hint: string): number {
-  if (!(Number.isInteger(value) && value >= 0)) {
-    throw new EngramError(
-      "INVALID_ARGUMENT",
-      `${option} must be a whole number ≥ 0, got ${String(value)}.`,
-      { hint },
-    );
-  }
-  return value;
+/** Recreate the vectors' tables for `dims` (null: none) and record it (in a transaction). */
+function setDims({ sql, vectors }: Open, dims: number | null): void {
+  vectors?.recreate(dims);
+  if (dims === null) sql.get(SQL.deleteMeta).run(DIMS_META_KEY);
+  else sql.get(SQL.setMeta).run(DIMS_META_KEY, String(dims));
 }
 
 /** Insert a chunk row (its terms and vector are the indexes' business); returns its rowid. */
@@ -617,31 +551,5 @@ function fileIdentity(path: string): string {
 }
 
 function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** `dims` must be a positive integer, or null; a store opened without vectors takes only null. */
-function checkResetDims(dims: number | null, vectorsEnabled: boolean): void {
-  if (dims !== null && !(Number.isInteger(dims) && dims > 0)) {
-    throw new EngramError(
-      "INVALID_ARGUMENT",
-      `reset: dims must be a positive integer or null, got ${dims}.`,
-      {
-        hint: "Pass the embedder's dimensions, or null for a keyword-only index.",
-      },
-    );
-  }
-  if (dims !== null && !vectorsEnabled) {
-    throw new EngramError(
-      "INVALID_ARGUMENT",
-      "reset: this SQLite store was opened with `vectors: false`.",
-      {
-        hint: "Open it with vectors enabled, or reset with dims null for a keyword-only index.",
-      },
-    );
-  }
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }

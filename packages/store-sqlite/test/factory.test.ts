@@ -1,8 +1,8 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { MemoryStore } from "@engram/core/driver";
+import { isEngramError, type MemoryStore } from "@engram/core/driver";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_FILE_NAME, sqliteStore } from "../src/index.js";
+import { createSqliteStore, DEFAULT_FILE_NAME, sqliteStore } from "../src/index.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -71,10 +71,31 @@ describe("sqliteStore (the factory core uses)", () => {
       expect(warnings[0]?.code).toBe("ENGRAM_DEPRECATED_OPTION");
       expect(warnings[0]?.message).toMatch(/"vectorMemoryMb", "keywordMemoryAfterSearches"/);
       expect(() => sqliteStore({ vectorMemoryMB: 1 } as never)).toThrow(
-        /no option "vectorMemoryMB"/,
+        /option vectorMemoryMB is 1; it must be left out/,
       );
     } finally {
       process.off("warning", listen);
     }
+  });
+
+  it("refuses a bad value with CONFIG_INVALID naming the option, before anything opens", () => {
+    const refused = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        if (isEngramError(error, "CONFIG_INVALID")) return error.message;
+        throw error;
+      }
+      throw new Error("accepted");
+    };
+    expect(refused(() => sqliteStore({ vectors: "no" } as never))).toMatch(
+      /option vectors is "no"; it must be true or false/,
+    );
+    expect(refused(() => sqliteStore({ busyTimeoutMs: -1 }))).toMatch(/busyTimeoutMs is -1/);
+    expect(refused(() => createSqliteStore({ path: ":memory:", busyTimeoutMs: 1.5 }))).toMatch(
+      /a whole number ≥ 0/,
+    );
+    expect(refused(() => createSqliteStore({ path: 7 } as never))).toMatch(/option path is 7/);
+    expect(createSqliteStore({ path: ":memory:", busyTimeoutMs: 0 }).kind).toBe("sqlite");
   });
 });

@@ -79,6 +79,13 @@ describe("misuse", () => {
       store.keyValue?.set([["k", Uint8Array.from([1])]]) ?? Promise.resolve(),
       store.keyValue?.count("") ?? Promise.resolve(),
       store.keyValue?.deletePrefix("") ?? Promise.resolve(),
+      // What core's in-memory index loads from: guarded like the contract's methods.
+      store.generation?.() ?? Promise.resolve(),
+      store.getChunksById?.(["x"]) ?? Promise.resolve(),
+      store.getVectors?.(["x"]) ?? Promise.resolve(),
+      (async () => {
+        for await (const _ of store.scanChunks?.() ?? []) break;
+      })(),
     ];
     for (const call of calls) expect((await failure(call)).code).toBe("CLOSED");
     await expect(store.close()).resolves.toBeUndefined();

@@ -68,6 +68,50 @@ describe("terms FTS5 weighs at zero (in half the rows or more)", () => {
   });
 });
 
+describe("common terms told apart without counting the chunks when bounds decide", () => {
+  // a.md and c.md hold 10 chunks each, b.md 20 between them (rowids 11–30) and is deleted: 20
+  // chunks whose rowids span 40. Every chunk holds 3 terms, so the "mid" chunks tie on "mid".
+  const chunk = (line: number, terms: string[]): [number, string[]] => [
+    line,
+    [...terms, ...["fill", "pad", "more"].slice(0, 3 - terms.length)],
+  ];
+  const file = (path: string, terms: (line: number) => string[]) =>
+    upsert(
+      path,
+      Array.from({ length: 10 }, (_, i) => chunk(i + 1, terms(i + 1))),
+    );
+  const lines = (hits: readonly StoreHit[]) =>
+    hits.map((hit) => `${hit.chunk.path}:${hit.chunk.startLine}:${hit.score}`);
+
+  it("ranks as the true count says when a term sits between the bounds", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({
+      upserts: [
+        // "mid" in 8 chunks (rare: 16 < 20), "x" in 12 (common: 24 ≥ 20, yet below the span 40).
+        file("a.md", (line) => [...(line >= 6 && line <= 9 ? ["mid"] : []), "x"]),
+        upsert(
+          "b.md",
+          Array.from({ length: 20 }, (_, i) => chunk(i + 1, ["gone"])),
+        ),
+        file("c.md", (line) => (line <= 4 ? ["mid", "x"] : [])),
+      ],
+    });
+    await store.write({ deletes: ["b.md"] });
+    // x is common, so the query ranks with "mid" alone: ties in path order, not x's chunks first.
+    const alone = await store.searchText(["mid"], 5);
+    expect(lines(alone).map((l) => l.split(":").slice(0, 2).join(":"))).toEqual([
+      "a.md:6",
+      "a.md:7",
+      "a.md:8",
+      "a.md:9",
+      "c.md:1",
+    ]);
+    expect(lines(await store.searchText(["mid", "x"], 5))).toEqual(lines(alone));
+    // "fill" is in every chunk (2·20 ≥ the span): the bounds alone decide, alike.
+    expect(lines(await store.searchText(["mid", "fill"], 5))).toEqual(lines(alone));
+  });
+});
+
 describe("remembered term statistics", () => {
   // Document frequencies are cached per connection; every change to the index must be seen.
   const startLines = (hits: readonly StoreHit[]) =>

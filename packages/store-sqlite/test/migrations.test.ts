@@ -390,7 +390,7 @@ describe("schema migrations (PRAGMA user_version)", () => {
       .init()
       .catch((error) => error);
     expect(isEngramError(failure, "STORE_FAILED")).toBe(true);
-    expect(failure.message).toMatch(/newer than this @engram\/store-sqlite/);
+    expect(failure.message).toMatch(/layout version \d+, which this @engram\/store-sqlite/);
     expect(failure.hint).toMatch(/engram sync/);
 
     const check = new Database(path, { readonly: true });

@@ -1,4 +1,5 @@
 import { EngramError } from "../errors.js";
+import type { IndexedChunk } from "../ranking/in-memory-index.js";
 import { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
 import { compareChunkOrder, compareHits, completeTopK } from "./chunk-order.js";
 import type { KeyValueStore, MemoryStore, StoreCapabilities } from "./contract.js";
@@ -87,6 +88,14 @@ export interface StoreDriver {
   ): Promise<StoreHit[]>;
   stats(): Promise<StoreStats>;
   refresh?(): Promise<boolean>;
+  /** Optional, for core's `withMemoryIndex`: see {@link MemoryStore.generation}. */
+  generation?(): Promise<number>;
+  /** Optional, for `withMemoryIndex`: see {@link MemoryStore.scanChunks} (each page is guarded). */
+  scanChunks?(): AsyncIterable<IndexedChunk[]>;
+  /** Optional, for `withMemoryIndex`: see {@link MemoryStore.getChunksById}. */
+  getChunksById?(ids: readonly string[]): Promise<StoredChunk[]>;
+  /** Optional, for `withMemoryIndex`: see {@link MemoryStore.getVectors}. */
+  getVectors?(ids: readonly string[]): Promise<Map<string, Float32Array>>;
   /**
    * The `EngramError` (code, message, hint) for an error the backend threw while doing `action`
    * (e.g. "search the index"), or undefined to let it pass as it is.
@@ -131,6 +140,10 @@ class DefinedStore implements MemoryStore {
   readonly keyValue?: KeyValueStore;
   readonly refresh?: () => Promise<boolean>;
   readonly resetVectors?: (options: { dims: number | null }) => Promise<void>;
+  readonly generation?: () => Promise<number>;
+  readonly scanChunks?: () => AsyncIterable<IndexedChunk[]>;
+  readonly getChunksById?: (ids: readonly string[]) => Promise<StoredChunk[]>;
+  readonly getVectors?: (ids: readonly string[]) => Promise<Map<string, Float32Array>>;
   readonly #driver: StoreDriver;
   #phase: Phase = "new";
   #opening: Promise<void> | undefined;
@@ -157,6 +170,16 @@ class DefinedStore implements MemoryStore {
         this.#checkDims(dims);
         return this.#run("reset the vectors", () => resetVectors(dims));
       };
+    }
+    // What core's `withMemoryIndex` loads its copy of the index with, when the driver has it.
+    const { generation, scanChunks, getChunksById, getVectors } = driver;
+    if (generation) this.generation = () => this.#run("read meta", () => generation.call(driver));
+    if (scanChunks) this.scanChunks = () => this.#pages("read chunks", scanChunks.call(driver));
+    if (getChunksById) {
+      this.getChunksById = (ids) => this.#run("read chunks", () => getChunksById.call(driver, ids));
+    }
+    if (getVectors) {
+      this.getVectors = (ids) => this.#run("read vectors", () => getVectors.call(driver, ids));
     }
   }
 
@@ -297,6 +320,20 @@ class DefinedStore implements MemoryStore {
           hint: "Open it with vectors enabled, or reset with dims null for a keyword-only index.",
         },
       );
+    }
+  }
+
+  /** `pages`, each page read while the store is open, with the same error mapping. */
+  async *#pages<T>(action: string, pages: AsyncIterable<T>): AsyncIterable<T> {
+    const iterator = pages[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const page = await this.#run(action, () => iterator.next());
+        if (page.done) return;
+        yield page.value;
+      }
+    } finally {
+      await iterator.return?.();
     }
   }
 

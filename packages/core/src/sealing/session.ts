@@ -127,10 +127,16 @@ export class SealingSession {
   }
 
   async #sealedRecords(store: MemoryStore): Promise<FileRecord[]> {
-    // Every sync ends by recording its report: while it is the same, so are the sealed files.
+    // Every sync ends by recording its report: while it is the same, so are the sealed files. A
+    // report that counts none spares listing the index's files (~0.5 ms at 10k chunks, ~4 ms at
+    // 100k: a tenth of a new process's first keyword search).
     const stamp = await store.getMeta(LAST_SYNC_META_KEY);
     if (!this.#records || stamp === undefined || this.#records.stamp !== stamp) {
-      this.#records = { stamp, records: await store.listFiles({ source: SEALED_SOURCE }) };
+      const none = stamp !== undefined && countsNoSealedFile(stamp);
+      this.#records = {
+        stamp,
+        records: none ? [] : await store.listFiles({ source: SEALED_SOURCE }),
+      };
     }
     return this.#records.records;
   }
@@ -196,3 +202,12 @@ function mergeHits(a: readonly StoreHit[], b: readonly StoreHit[], k: number): S
 }
 
 const NO_PATHS: ReadonlySet<string> = new Set();
+
+/** True when a stored sync report says the index holds no sealed file (`sealedFiles: 0`). */
+function countsNoSealedFile(report: string): boolean {
+  try {
+    return (JSON.parse(report) as { sealedFiles?: unknown }).sealedFiles === 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import { lstat } from "node:fs/promises";
-import type { StoreBatch } from "../driver/records.js";
+import type { FileRecord, StoreBatch } from "../driver/records.js";
 import { cacheKeyOf, embedTexts, type TokenBudget } from "../embedding/embed-texts.js";
 import type { Embedder } from "../embedding/embedder.js";
 import {
@@ -18,6 +18,7 @@ import {
   ResilientEmbedder,
 } from "../embedding/resilient.js";
 import { type EngramError, isEngramError } from "../errors.js";
+import { SEALED_SOURCE } from "../sealing/session.js";
 import { SESSIONS_SOURCE } from "../sessions/scan.js";
 import { type IndexContext, targetVectors } from "./context.js";
 import type { PlannedFile } from "./plan.js";
@@ -183,6 +184,16 @@ export async function runSync(
     paths: rebuilt || vectorSwitch ? undefined : options.paths,
     redo: pending,
   });
+  // The sealed files the index holds, carried from the last report while no sealed record is
+  // written or removed (counted again otherwise: a search reads the count, see `sealedFiles`).
+  const lastReport = await store.getMeta(LAST_SYNC_META_KEY);
+  const previousSealed = rebuilt ? undefined : lastSealedFiles(lastReport);
+  const sealing = {
+    changed: plan.removed.some((path) => isSealed(plan.known.get(path))),
+    // The stored report says there is none: it must not while this sync writes one (a sync that
+    // fails midway leaves that report in place).
+    claimsNone: lastSealedFiles(lastReport) === 0,
+  };
   const report: SyncReport = {
     rebuilt,
     rebuildReasons,
@@ -275,6 +286,15 @@ export async function runSync(
       pending.has(file.path) ? undefined : plan.known.get(file.path),
       config.sync.maxFileBytes,
     );
+    if ("record" in outcome && isSealed(outcome.record)) {
+      sealing.changed = true;
+      if (sealing.claimsNone && lastReport !== undefined) {
+        await store.setMeta(LAST_SYNC_META_KEY, withoutSealedCount(lastReport));
+        sealing.claimsNone = false;
+      }
+    } else if (isSealed(plan.known.get(file.path))) {
+      sealing.changed = true;
+    }
     if (outcome.kind === "skipped") report.skipped.push(outcome.skipped);
     else if (outcome.kind === "gone") {
       if (plan.known.has(file.path)) {
@@ -353,6 +373,10 @@ export async function runSync(
       await ctx.cache.prune(config.cache.maxEntries);
     }
   }
+  report.sealedFiles =
+    sealing.changed || previousSealed === undefined || moved.length
+      ? (await store.listFiles({ source: SEALED_SOURCE })).length
+      : previousSealed;
   report.durationMs = Math.round(performance.now() - started);
   report.finishedAt = new Date().toISOString();
   await store.setMeta(LAST_SYNC_META_KEY, JSON.stringify(report));
@@ -373,6 +397,27 @@ async function movedSince(files: readonly PlannedFile[]): Promise<string[]> {
 }
 
 /** Add a follow-up pass's work to the sync's report. */
+function isSealed(record: FileRecord | undefined): boolean {
+  return record?.source === SEALED_SOURCE;
+}
+
+/** `sealedFiles` of a stored sync report, when it has one. */
+function lastSealedFiles(json: string | undefined): number | undefined {
+  if (json === undefined) return undefined;
+  try {
+    const count = (JSON.parse(json) as Partial<SyncReport>).sealedFiles;
+    return typeof count === "number" ? count : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stored sync report without its `sealedFiles` (a search then lists the sealed files). */
+function withoutSealedCount(json: string): string {
+  const { sealedFiles: _count, ...rest } = JSON.parse(json) as Partial<SyncReport>;
+  return JSON.stringify(rest);
+}
+
 function mergeFollowUp(report: SyncReport, again: SyncReport): void {
   report.added += again.added;
   report.updated += again.updated;

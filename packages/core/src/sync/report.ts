@@ -28,6 +28,12 @@ export interface SyncReport {
   skipped: SkippedFile[];
   /** Chunks written. */
   chunks: number;
+  /**
+   * Sealed files the index holds after this sync (counted, searched only with the key). A search
+   * in a new process reads it here instead of listing the index's files: 0 means none to open.
+   * Absent in reports of earlier versions.
+   */
+  sealedFiles?: number;
   /** Embedding work: vectors served from the cache and vectors computed. */
   embedding: SyncEmbeddingReport;
   warnings: string[];

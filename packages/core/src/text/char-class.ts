@@ -1,4 +1,4 @@
-import { type ScriptClass, scriptClass } from "./script.js";
+import { type ScriptClass, SPACED, scriptClass } from "./script.js";
 
 /** Not a letter, mark or number: separates terms. */
 export const SEPARATOR = -1;
@@ -7,10 +7,7 @@ export const SEPARATOR = -1;
 export type CharClass = typeof SEPARATOR | ScriptClass;
 
 const TERM_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
-/**
- * Runs of term characters. One regex serves {@link forEachTermRun} and the page filler (a `\p`
- * class costs ~0.5 ms to compile, a one-shot search's budget is a few ms).
- */
+/** Runs of term characters, for the page filler (`TERM_CHAR`'s class). */
 const TERM_RUN = /[\p{L}\p{M}\p{N}]+/gu;
 
 /**
@@ -28,45 +25,45 @@ function classify(cp: number): CharClass {
 }
 
 /**
+ * The letters and numbers of Basic Latin and Latin-1 (`[\p{L}\p{M}\p{N}]` below U+0100, all of
+ * the spaced class), as [first, last] ranges: page 0 is filled from these, so text and queries in
+ * ASCII never compile a `\p` class (~0.5 ms, a tenth of a one-shot search). The charClass test
+ * (`test/text/terms-among.test.ts`) holds them to the regex.
+ */
+const LATIN1_TERM_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x30, 0x39], // 0-9
+  [0x41, 0x5a], // A-Z
+  [0x61, 0x7a], // a-z
+  [0xaa, 0xaa], // ª
+  [0xb2, 0xb3], // ² ³
+  [0xb5, 0xb5], // µ
+  [0xb9, 0xba], // ¹ º
+  [0xbc, 0xbe], // ¼ ½ ¾
+  [0xc0, 0xd6], // À-Ö
+  [0xd8, 0xf6], // Ø-ö
+  [0xf8, 0xff], // ø-ÿ
+];
+
+/**
  * Classify a page: one regex scan over the page as a string finds its term characters (the same
  * `[\p{L}\p{M}\p{N}]` test as {@link classify}, without a regex call per code point: a one-shot
  * search touches a page per 256 Han characters it reads), each of which gets its script class.
- * Surrogates (pages D8–DF) are all separators.
+ * Page 0 comes from {@link LATIN1_TERM_RANGES}; surrogates (pages D8–DF) are all separators.
  */
 function fillPage(page: number): void {
   const base = page << 8;
-  if (base < 0xd800 || base > 0xdfff) {
+  if (page === 0) {
+    for (const [first, last] of LATIN1_TERM_RANGES) bmp.fill(SPACED + 1, first, last + 1);
+  } else if (base < 0xd800 || base > 0xdfff) {
     for (let i = 0; i < 0x100; i++) pageCodes[i] = base + i;
     const chars = String.fromCharCode.apply(null, pageCodes as unknown as number[]);
-    // A page is filled while forEachTermRun walks a text with the same regex.
-    const resume = TERM_RUN.lastIndex;
     TERM_RUN.lastIndex = 0;
     for (let m = TERM_RUN.exec(chars); m !== null; m = TERM_RUN.exec(chars)) {
       const end = m.index + m[0].length;
       for (let i = m.index; i < end; i++) bmp[base + i] = scriptClass(base + i) + 1;
     }
-    TERM_RUN.lastIndex = resume;
   }
   pageReady[page] = 1;
-}
-
-/** The term characters of ASCII: in text that is all ASCII, runs of these are the runs. */
-const ASCII_TERM_RUN = /[A-Za-z0-9]+/g;
-const NON_ASCII = /[^\0-\x7f]/;
-
-/**
- * Calls `run` with each maximal run of term characters of `s` (what lies between separators),
- * in order: a native scan, so the analyzer spends no JavaScript on the spaces and punctuation
- * (and all-ASCII text, most English, never needs the Unicode classes compiled).
- */
-export function forEachTermRun(s: string, run: (text: string) => void): void {
-  const runs = NON_ASCII.test(s) ? TERM_RUN : ASCII_TERM_RUN;
-  runs.lastIndex = 0;
-  for (let m = runs.exec(s); m !== null; m = runs.exec(s)) {
-    const end = m.index + m[0].length;
-    run(m[0]);
-    runs.lastIndex = end;
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import stem from "wink-porter2-stemmer";
+import { createRequire } from "node:module";
+import { stem as porter2 } from "porter2";
 
 /**
  * Lucene's English stop words (`EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`): words so common that
@@ -41,6 +42,61 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 const ASCII_WORD = /^[a-z]+$/;
+
+/**
+ * Words whose wink-porter2-stemmer stem differs from the `porter2` package's outside the `y`
+ * rule (see {@link winkMarksY}): a lone leading vowel before `-ed`/`-ing` (wink keeps an `e`:
+ * `oed` → `oe`), and two words wink predates or misses (`howe`, `sses`).
+ */
+const WINK_QUIRKS = /^(?:[aeiou](?:ed|ing)(?:ly)?s?|sses|howe)$/;
+
+let wink: ((word: string) => string) | undefined;
+
+/**
+ * The Porter2 stem of a lower-case ASCII word, exactly as wink-porter2-stemmer gives it (the
+ * stems every index holds were made by it). The `porter2` package computes it: it reads
+ * characters where wink runs ~40 regexes, which a new process compiles on its first word (~1 ms
+ * of a one-shot search's few) and which cost 15x as much per word warm. The words where the two
+ * differ ({@link WINK_QUIRKS}, and a `y` that wink leaves a vowel) are rare and still go to wink,
+ * loaded then. `test/text/english.test.ts` holds the two to the same stems on ~700k words.
+ */
+export function porter2Stem(word: string): string {
+  if (WINK_QUIRKS.test(word) || !winkMarksY(word)) {
+    wink ??= createRequire(import.meta.url)("wink-porter2-stemmer") as (word: string) => string;
+    return wink(word);
+  }
+  return porter2(word);
+}
+
+/**
+ * Whether wink treats every `y` of `word` as `porter2` does. Porter2 makes a `y` a consonant
+ * when it starts the word or follows a vowel (a `y` left a vowel counts as one); wink only does
+ * so for a leading `y` and for the first `y` after `a e i o u`.
+ */
+function winkMarksY(word: string): boolean {
+  let winkMarked = false; // wink's one mark after a vowel is spent
+  let previousVowel = false; // the character before is a vowel, as porter2 sees it
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c === Y) {
+      const porter2Marks: boolean = i === 0 || previousVowel;
+      const after = i > 0 ? word.charCodeAt(i - 1) : 0;
+      const winkMarks = i === 0 || (!winkMarked && isAeiou(after));
+      if (i > 0 && winkMarks) winkMarked = true;
+      if (porter2Marks !== winkMarks) return false;
+      previousVowel = !porter2Marks; // an unmarked y is a vowel
+    } else {
+      previousVowel = isAeiou(c);
+    }
+  }
+  return true;
+}
+
+const Y = 0x79;
+
+function isAeiou(c: number): boolean {
+  return c === 0x61 || c === 0x65 || c === 0x69 || c === 0x6f || c === 0x75;
+}
 const MAX_CACHED = 100_000;
 
 /**
@@ -66,7 +122,7 @@ export function createEnglishNormalizer(options: { stem: boolean; stopWords: boo
     let stemmed = cache.get(word);
     if (stemmed === undefined) {
       if (mayStem && !mayStem(word)) return;
-      stemmed = stem(word) || word;
+      stemmed = porter2Stem(word) || word;
       if (cache.size >= MAX_CACHED) cache.clear();
       cache.set(word, stemmed);
     }
@@ -93,7 +149,7 @@ const STEM_TAIL = 2;
 /**
  * A prefix every word stemming to `stem` starts with: all but its last {@link STEM_TAIL}
  * characters, at least the first one. So a word that does not start with it cannot stem to
- * `stem`, and need not be stemmed to find out (`test/text/english.test.ts` checks this on
+ * `stem`, and need not be stemmed to find out (`test/text/terms-among.test.ts` checks this on
  * words stacking Porter2's suffixes and on its exceptions).
  */
 export function stemPrefix(stem: string): string {

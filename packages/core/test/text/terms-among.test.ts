@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import stem from "wink-porter2-stemmer";
-import { charClass, forEachTermRun, SEPARATOR } from "../../src/text/char-class.js";
+import { charClass, SEPARATOR } from "../../src/text/char-class.js";
 import { stemPrefix } from "../../src/text/english.js";
 import { createAnalyzer } from "../../src/text/index.js";
 import { scriptClass } from "../../src/text/script.js";
@@ -126,29 +126,6 @@ describe("charClass", () => {
   it("classifies astral code points too", () => {
     expect(charClass(0x20000)).toBe(scriptClass(0x20000)); // 𠀀
     expect(charClass(0x1f600)).toBe(SEPARATOR); // 😀
-  });
-});
-
-describe("forEachTermRun", () => {
-  it("hands over the runs between separators, in order", () => {
-    const runs: string[] = [];
-    forEachTermRun("deploy-v2: 部署 café\u0301 x\ud800y", (run) => runs.push(run));
-    expect(runs).toEqual(["deploy", "v2", "部署", "café\u0301", "x", "y"]);
-  });
-
-  it("finds the same runs in all-ASCII text (its fast path)", () => {
-    const runs: string[] = [];
-    forEachTermRun("Deploy v2, now! snake_case\t#tag", (run) => runs.push(run));
-    expect(runs).toEqual(["Deploy", "v2", "now", "snake", "case", "tag"]);
-  });
-
-  it("keeps its place when a new Unicode page is classified mid-walk", () => {
-    const runs: string[] = [];
-    forEachTermRun("ab ꀀ cd Ꭰ ef", (run) => {
-      charClass(run.codePointAt(0) as number);
-      runs.push(run);
-    });
-    expect(runs).toEqual(["ab", "ꀀ", "cd", "Ꭰ", "ef"]);
   });
 });
 
