@@ -41,6 +41,7 @@ import { appendThroughSealing } from "./sealing/writes.js";
 import { searchGroupScope } from "./search/group-scope.js";
 import { searchRelevance } from "./search/relevance-signals.js";
 import { RerankSlot } from "./search/rerank-slot.js";
+import { readMetas, SEARCH_META_KEYS, withMetaValues } from "./search/search-meta.js";
 import { search } from "./search/searcher.js";
 import type { SearchOptions, SearchResponse } from "./search/types.js";
 import { Coalescer } from "./sync/coalesce.js";
@@ -448,17 +449,18 @@ export class Memory {
         },
       );
     }
-    const [identityJson, owedJson] = await Promise.all([
-      this.store.getMeta(IDENTITY_META_KEY),
-      this.store.getMeta(PENDING_VECTORS_META_KEY),
-    ]);
+    // Identity, owed vectors and the last sync (for the sealing lookup): one read of the store.
+    const meta = await readMetas(this.store, SEARCH_META_KEYS);
     // The query is embedded by the provider whose vectors the index holds, never another one.
-    const stored = parseIdentity(identityJson)?.embedding ?? null;
+    const stored = parseIdentity(meta.get(IDENTITY_META_KEY))?.embedding ?? null;
     const embedder = stored ? (this.embedders.find(stored) ?? null) : this.#embedder;
-    const owed = this.#owedPaths(owedJson);
+    const owed = this.#owedPaths(meta.get(PENDING_VECTORS_META_KEY));
     const relevance = await searchRelevance(this.workspace, this.config, options, this.#clock);
     // Sealed files: searched from memory in the main scope with the key, else counted as skipped.
-    const sealed = await this.sealing.forSearch(this.store, options.scope ?? "main");
+    const sealed = await this.sealing.forSearch(
+      withMetaValues(this.store, SEARCH_META_KEYS, meta),
+      options.scope ?? "main",
+    );
     const run = async (opts: SearchOptions) => {
       try {
         const response = await search(

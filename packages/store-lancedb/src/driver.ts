@@ -147,9 +147,10 @@ export class LanceDbDriver implements StoreDriver {
       const meta = await table(TABLES.meta, metaSchema());
       const layout = await this.#layout(meta);
       if (layout < SCHEMA_VERSION && names.has(TABLES.chunks)) {
-        // Layouts 1 and 2 kept each chunk field in a column. The index is a cache of the files:
-        // it starts over empty, with its dimensions, and the next sync rebuilds it (embeddings
-        // come from the key-value map, or from layout 1's cache moved below).
+        // Layouts 1 and 2 kept each chunk field in a column, 1 to 3 vectors as written. The index
+        // is a cache of the files: it starts over empty, with its dimensions, and the next sync
+        // rebuilds it (embeddings come from the key-value map, or from layout 1's cache moved
+        // below).
         const old = await db.openTable(TABLES.chunks);
         const dims = dimsOf(await old.schema());
         old.close();
@@ -197,6 +198,11 @@ export class LanceDbDriver implements StoreDriver {
 
   getMeta(key: string): Promise<string | undefined> {
     return this.#read(({ meta }) => this.#meta.get(meta, key));
+  }
+
+  /** See `MemoryStore.getMetas`: one version check of the meta table for every key. */
+  getMetas(keys: readonly string[]): Promise<Map<string, string>> {
+    return this.#read(({ meta }) => this.#meta.getMany(meta, keys));
   }
 
   setMeta(key: string, value: string): Promise<void> {
@@ -272,7 +278,7 @@ export class LanceDbDriver implements StoreDriver {
     limit: number,
     filter: SearchFilter | undefined,
   ): Promise<StoreHit[]> {
-    return this.#read(({ chunks }) => searchText(chunks, terms, limit, filter));
+    return this.#read(({ chunks }) => searchText(chunks, this.#shape, terms, limit, filter));
   }
 
   searchVector(

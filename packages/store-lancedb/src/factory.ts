@@ -20,6 +20,8 @@ export interface LanceDbStore extends MemoryStore {
   readonly keyValue: KeyValueStore;
   /** Where the database lives. */
   readonly location: Location;
+  /** See `MemoryStore.getMetas`: several meta values after one check for newer versions. */
+  getMetas(keys: readonly string[]): Promise<Map<string, string>>;
   /**
    * Bring everything up to date now: rebuild the full-text index (exact BM25 statistics), compact
    * every table, prune versions older than `versionRetentionMs`, and build or update the vector
@@ -40,6 +42,7 @@ export function createLanceDbStore(options: LanceDbStoreOptions): LanceDbStore {
   // defineStore guards the driver's key-value map, which this driver always has.
   return defineStore(driver, (guarded) => ({
     location: driver.location,
+    getMetas: (keys: readonly string[]) => guarded("read meta", () => driver.getMetas(keys)),
     optimize: () => guarded("optimize the index", () => driver.optimize()),
   })) as LanceDbStore;
 }

@@ -1,7 +1,8 @@
 import type { SearchFilter, StoreHit } from "@engram/core/driver";
 import { Index, MatchQuery, Operator, type Table } from "@lancedb/lancedb";
-import { CHUNK_COLUMN, TERMS_COLUMN, toStoredChunk } from "./schema.js";
-import { filterWhere } from "./sql.js";
+import { CHUNK_COLUMN, hitsOf, TERMS_COLUMN } from "./schema.js";
+import { planFilter } from "./sql.js";
+import type { ChunksShape } from "./vectors.js";
 
 /**
  * Longest term the index keeps. LanceDB drops longer tokens silently (its default is 40
@@ -49,23 +50,31 @@ export async function unindexedTextRows(table: Table): Promise<number> {
 /**
  * The best `limit` chunks by BM25 (LanceDB's, k1 = 1.2, b = 0.75) over the analysed terms: a chunk
  * matches if it holds any of `terms` (unique, non-empty; operator OR). Filters are applied before
- * ranking, so a selective filter still yields `limit` hits. Best first; LanceDB keeps any part of a
- * tie at the cut-off (defineStore completes it).
+ * ranking, so a selective filter still yields `limit` hits (see `planFilter` for the usual one,
+ * applied here instead). Best first; LanceDB keeps any part of a tie at the cut-off (defineStore
+ * completes it).
  */
 export async function searchText(
   table: Table,
+  shape: ChunksShape,
   terms: readonly string[],
   limit: number,
   filter: SearchFilter | undefined,
 ): Promise<StoreHit[]> {
-  const where = filterWhere(filter);
-  if (where.kind === "none") return [];
+  const plan = await planFilter(filter, limit, async (where) =>
+    (await shape.get(table)).outside(where),
+  );
+  if (!plan) return [];
   let query = table
     .query()
     .fullTextSearch(new MatchQuery(terms.join(" "), TERMS_COLUMN, { operator: Operator.Or }))
-    .select([CHUNK_COLUMN, "_score"])
-    .limit(limit);
-  if (where.kind === "where") query = query.where(where.sql);
-  const rows = (await query.toArray()) as Array<{ chunk: string; _score: number }>;
-  return rows.map((row) => ({ chunk: toStoredChunk(row), score: row._score }));
+    .select([CHUNK_COLUMN, SCORE_COLUMN])
+    .limit(limit + plan.extra);
+  if (plan.where) query = query.where(plan.where);
+  const hits = hitsOf(await query.toArrow(), SCORE_COLUMN, (score) => score ?? undefined);
+  const { keep } = plan;
+  return keep ? hits.filter((hit) => keep(hit.chunk)).slice(0, limit) : hits;
 }
+
+/** The column LanceDB gives a full-text hit's BM25 score in. */
+const SCORE_COLUMN = "_score";

@@ -101,13 +101,28 @@ export class MetaReader {
 
   /** The value of `key`, or undefined. */
   async get(meta: Table, key: string): Promise<string | undefined> {
+    return (await this.#current(meta)).get(key);
+  }
+
+  /** The values of `keys` that are present, after one version check. */
+  async getMany(meta: Table, keys: readonly string[]): Promise<Map<string, string>> {
+    const values = await this.#current(meta);
+    const found = new Map<string, string>();
+    for (const key of keys) {
+      const value = values.get(key);
+      if (value !== undefined) found.set(key, value);
+    }
+    return found;
+  }
+
+  async #current(meta: Table): Promise<Map<string, string>> {
     const version = await meta.version();
     if (this.#cached?.version !== version) {
       // Read after the version: a commit in between leaves newer rows under an older version,
       // which only costs one more read.
       this.#cached = { version, values: await readAll(meta) };
     }
-    return this.#cached.values.get(key);
+    return this.#cached.values;
   }
 }
 

@@ -1,5 +1,6 @@
-import type { ChunkRecord, FileRecord, StoredChunk, Tier } from "@engram/core/driver";
+import type { ChunkRecord, FileRecord, StoredChunk, StoreHit, Tier } from "@engram/core/driver";
 import {
+  type Table as ArrowTable,
   Binary,
   DataType,
   Field,
@@ -37,9 +38,11 @@ export const SCHEMA_META_KEY = "store-lancedb.schema";
 /**
  * Layout version this package writes. A database recording a newer one is refused untouched; bump
  * it (and convert old data on open) whenever a table's columns change meaning. 1 kept the
- * embedding cache in a table of its own; 2 kept each chunk field in a column of its own.
+ * embedding cache in a table of its own; 2 kept each chunk field in a column of its own; 3 kept
+ * vectors as written and searched them by cosine distance (4 keeps them at unit length and
+ * searches by dot product: the same ranking, and LanceDB's scan skips the norms).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** `meta(key, value)`. */
 export function metaSchema(): Schema {
@@ -121,6 +124,7 @@ export type ChunkRow = {
   tier: string;
   chunk: string;
   terms: string;
+  /** At unit length (see {@link unitLength}). */
   vector?: number[] | null;
 };
 
@@ -158,11 +162,46 @@ export function toChunkRow(chunk: ChunkRecord, withVector: boolean): ChunkRow {
     chunk: JSON.stringify(stored),
     terms: chunk.terms.join(" "),
   };
-  if (withVector) row.vector = chunk.embedding ? Array.from(chunk.embedding) : null;
+  if (withVector) row.vector = chunk.embedding ? unitLength(chunk.embedding) : null;
   return row;
+}
+
+/**
+ * `values` scaled to unit length, so that their dot product with a unit query is the cosine
+ * similarity; null for a zero vector, which has no direction (stored as no vector, it never
+ * matches, as it never did by cosine distance).
+ */
+export function unitLength(values: ArrayLike<number>): number[] | null {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += (values[i] as number) ** 2;
+  if (sum === 0) return null;
+  const norm = Math.sqrt(sum);
+  return Array.from(values, (x) => x / norm);
 }
 
 /** The stored chunk of a row read with its {@link CHUNK_COLUMN}. */
 export function toStoredChunk(row: { chunk: string }): StoredChunk {
   return JSON.parse(row.chunk) as StoredChunk;
+}
+
+/**
+ * The hits of a search result, read column by column (no row objects): each row's stored chunk
+ * from {@link CHUNK_COLUMN}, scored by `score` from its `column` value; rows `score` gives
+ * undefined for are left out. Best first as LanceDB returned them.
+ */
+export function hitsOf(
+  result: ArrowTable,
+  column: string,
+  score: (value: number | null) => number | undefined,
+): StoreHit[] {
+  const chunks = result.getChild(CHUNK_COLUMN);
+  const values = result.getChild(column);
+  const hits: StoreHit[] = [];
+  if (!chunks || !values) return hits;
+  for (let i = 0; i < result.numRows; i++) {
+    const value = score(values.get(i) as number | null);
+    if (value !== undefined)
+      hits.push({ chunk: JSON.parse(chunks.get(i)) as StoredChunk, score: value });
+  }
+  return hits;
 }

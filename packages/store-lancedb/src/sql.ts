@@ -1,4 +1,4 @@
-import type { SearchFilter } from "@engram/core/driver";
+import { type ChunkPredicate, compileFilter, type SearchFilter } from "@engram/core/driver";
 
 /**
  * SQL text for LanceDB `where` clauses (DataFusion dialect). Values are inlined as literals because
@@ -50,6 +50,38 @@ export function filterWhere(filter: SearchFilter | undefined): FilterWhere {
       : undefined,
   ]);
   return sql === undefined ? { kind: "all" } : { kind: "where", sql };
+}
+
+/**
+ * How a search applies its filter: `where` for LanceDB (absent: none), or `keep` to drop the hits
+ * it leaves out here, asking LanceDB for `extra` more.
+ */
+export interface FilterPlan {
+  where?: string;
+  keep?: ChunkPredicate;
+  extra: number;
+}
+
+/**
+ * The plan for `filter` in a search for `limit` hits, or undefined when it matches nothing. When
+ * the filter leaves out no more rows than `limit` (`outside` counts them; the usual search: every
+ * tier but the archive), the search asks for `limit` + that many unfiltered and drops them here,
+ * which gives the same hits: a filtered LanceDB search first builds the set of rows the filter
+ * keeps from the bitmap indexes (measured at 10,000 chunks: ~0.7 ms of a 2.6 ms BM25 query, ~1 ms
+ * of a vector query). Otherwise the filter goes to LanceDB, so a selective one still yields
+ * `limit` hits.
+ */
+export async function planFilter(
+  filter: SearchFilter | undefined,
+  limit: number,
+  outside: (where: string) => Promise<number>,
+): Promise<FilterPlan | undefined> {
+  const where = filterWhere(filter);
+  if (where.kind === "none") return undefined;
+  if (where.kind === "all") return { extra: 0 };
+  const left = await outside(where.sql);
+  if (left > limit) return { where: where.sql, extra: 0 };
+  return { keep: compileFilter(filter), extra: left };
 }
 
 /**

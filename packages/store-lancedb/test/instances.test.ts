@@ -18,9 +18,38 @@ describe("two stores over one folder", () => {
     await writer.setMeta("engram.identity", "x");
     expect((await reader.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
     expect(await reader.getMeta("engram.identity")).toBe("x");
+    await writer.setMeta("engram.pending", "[]");
+    expect(await reader.getMetas(["engram.identity", "engram.pending"])).toEqual(
+      new Map([
+        ["engram.identity", "x"],
+        ["engram.pending", "[]"],
+      ]),
+    );
     await writer.reset({ dims: 4 });
     expect(await reader.dims()).toBe(4);
     expect(await reader.listFiles()).toEqual([]);
+  });
+
+  it("searches issued together see the writer's last commit, filtered as asked", async () => {
+    const uri = await temp.dir();
+    const writer = await temp.open({ uri });
+    const reader = await temp.open({ uri });
+    await writer.reset({ dims: 2 });
+    const filter = { tiers: ["long" as const] };
+    const search = () =>
+      Promise.all([
+        reader.dims(),
+        reader.searchText(["alpha"], 5, filter),
+        reader.searchVector(Float32Array.from([1, 0]), 5, filter),
+      ]);
+    const long = upsert("a.md", [[1, ["alpha"], [1, 0]]]);
+    await writer.write({ upserts: [long] });
+    expect((await search()).map((r) => (Array.isArray(r) ? r.length : r))).toEqual([2, 1, 1]);
+    // The chunk moves to the archive tier: the filter now leaves it out on both sides.
+    await writer.write({
+      upserts: [upsert("a.md", [[1, ["alpha"], [1, 0]]], { tier: "archive" })],
+    });
+    expect((await search()).map((r) => (Array.isArray(r) ? r.length : r))).toEqual([2, 0, 0]);
   });
 
   it("a read whose version another store pruned meanwhile runs again on the latest version", async () => {

@@ -270,12 +270,13 @@ describe("vector index", () => {
     });
     const chunks = await temp.table(uri, "chunks");
     expect(await vectorIndexKind(chunks)).toBe("flat");
-    const built = (await chunks.listIndices()).find((index) => index.name === "vector_idx");
     await store.write({ upserts: [upsert(paths(count), [[1, ["more"], vector(count)]])] });
-    await store.optimize(); // merges the new vector; a rebuild waits for twice the vectors
-    expect((await chunks.indexStats("vector_idx"))?.numIndexedRows).toBe(count + 1);
-    const merged = (await chunks.listIndices()).find((index) => index.name === "vector_idx");
-    expect(merged?.indexUuid).toBe(built?.indexUuid); // the same index, one segment more
+    // Rebuilds the full-text index, and the exact vector index with it: one segment, every row.
+    await store.optimize();
+    expect(await chunks.indexStats("vector_idx")).toMatchObject({
+      numIndexedRows: count + 1,
+      numIndices: 1,
+    });
     const target = Float32Array.from(vector(321));
     const oracle = (keep: (i: number) => boolean, k: number) =>
       Array.from({ length: count + 1 }, (_, i) => i)
@@ -350,6 +351,44 @@ describe("vector index", () => {
     expect((await store.searchVector(Float32Array.from(vector(555)), 1))[0]?.chunk.path).toBe(
       "w/0555.md",
     );
+  }, 120_000);
+
+  it("an exact one is left as one segment by a process that added segments, at close", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, fulltextStaleFraction: 0.05 });
+    await store.reset({ dims: DIMS });
+    const batch = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, n) =>
+        upsert(`e/${String(from + n).padStart(4, "0")}.md`, [
+          [1, [`t${from + n}`], vector(from + n)],
+        ]),
+      );
+    const chunks = await temp.table(uri, "chunks");
+    const vectorIndex = async () => chunks.indexStats("vector_idx");
+    await store.write({ upserts: batch(0, VECTOR_INDEX_FROM_ROWS) });
+    expect(await vectorIndexKind(chunks)).toBe("flat");
+    // 100 rows more are stale enough to rebuild the full-text index; the optimize that follows
+    // adds them to the vector index as a second segment.
+    const total = VECTOR_INDEX_FROM_ROWS + 100;
+    await store.write({ upserts: batch(VECTOR_INDEX_FROM_ROWS, total) });
+    expect(await vectorIndex()).toMatchObject({ numIndices: 2, numIndexedRows: total });
+    // A process that only read closes: nothing is rebuilt.
+    const reader = await temp.open({ uri });
+    expect((await reader.searchVector(Float32Array.from(vector(1050)), 1))[0]?.chunk.path).toBe(
+      "e/1050.md",
+    );
+    await reader.close();
+    expect(await vectorIndex()).toMatchObject({ numIndices: 2 });
+    // The writer closes: one segment over every row, for whichever process searches next, and
+    // the index it replaced is pruned (no version but the latest is kept locally).
+    await store.close();
+    expect(await vectorIndex()).toMatchObject({
+      numIndices: 1,
+      numIndexedRows: total,
+      numUnindexedRows: 0,
+    });
+    await chunks.checkoutLatest();
+    expect(await chunks.listVersions()).toHaveLength(1);
   }, 120_000);
 });
 

@@ -1,6 +1,6 @@
 import { connect, Index } from "@lancedb/lancedb";
 import { describe, expect, it } from "vitest";
-import { chunksSchema, toChunkRow } from "../src/schema.js";
+import { chunksSchema, toChunkRow, unitLength } from "../src/schema.js";
 import { ChunksShape, searchVector } from "../src/vectors.js";
 import { upsert, useTempStores } from "./helpers.js";
 
@@ -26,16 +26,17 @@ describe("vector search over an ANN index", () => {
       );
       await table.add(upserts.flatMap((u) => u.chunks.map((c) => toChunkRow(c, true))));
       await table.createIndex("vector", {
-        config: Index.hnswSq({ distanceType: "cosine", numPartitions: 64 }),
+        config: Index.hnswSq({ distanceType: "dot", numPartitions: 64 }),
       });
       const query = Float32Array.from(vector(100));
+      const unit = Float32Array.from(unitLength(query) ?? []);
       const filter = { tiers: ["mid" as const] };
 
       const annOnly = await table
         .query()
-        .nearestTo(query)
+        .nearestTo(unit)
         .column("vector")
-        .distanceType("cosine")
+        .distanceType("dot")
         .where("`tier` IN ('mid')")
         .select(["id", "_distance"])
         .limit(6)
@@ -50,5 +51,21 @@ describe("vector search over an ANN index", () => {
       table.close();
       db.close();
     }
+  });
+
+  it("stores vectors at unit length: scores are cosines, and a zero vector never matches", async () => {
+    const store = await temp.open();
+    await store.reset({ dims: 2 });
+    await store.write({
+      upserts: [
+        upsert("long.md", [[1, ["a"], [30, 40]]]),
+        upsert("zero.md", [[1, ["b"], [0, 0]]]),
+        upsert("short.md", [[1, ["c"], [0, 0.5]]]),
+      ],
+    });
+    const hits = await store.searchVector(Float32Array.from([2, 0]), 5);
+    expect(hits.map((hit) => hit.chunk.path)).toEqual(["long.md", "short.md"]);
+    expect(hits[0]?.score).toBeCloseTo(0.6, 6);
+    expect(hits[1]?.score).toBeCloseTo(0, 6);
   });
 });

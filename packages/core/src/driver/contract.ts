@@ -64,6 +64,12 @@ export interface MemoryStore {
   getMeta(key: string): Promise<string | undefined>;
   /** Write a meta value. */
   setMeta(key: string, value: string): Promise<void>;
+  /**
+   * Optional. The meta values of `keys` read at once (absent keys are absent from the map), as
+   * fresh as `getMeta`'s: one round trip or version check where `getMeta` would take one per key.
+   * Core reads what every search needs (index identity, owed vectors, last sync) through it.
+   */
+  getMetas?(keys: readonly string[]): Promise<Map<string, string>>;
 
   /**
    * Drop every file and chunk and prepare for vectors of `dims` dimensions (null: no vectors).

@@ -101,6 +101,22 @@ export function recordsSection(_name: string, h: Harness): void {
       expect(await store.getMeta("键")).toBe("值 — “quoted” 🚀\n second line");
       expect(await store.getMeta("long")).toBe(long);
     });
+
+    it("getMetas, where offered, answers as getMeta does for each key, the latest values", async (context) => {
+      const store = await h.store();
+      if (!store.getMetas) return context.skip("the store reads meta key by key only");
+      expect(await store.getMetas([])).toEqual(new Map());
+      await store.setMeta("a", "1");
+      await store.setMeta("空", "");
+      expect(await store.getMetas(["a", "空", "missing"])).toEqual(
+        new Map([
+          ["a", "1"],
+          ["空", ""],
+        ]),
+      );
+      await store.setMeta("a", "2");
+      expect((await store.getMetas(["a"])).get("a")).toBe("2");
+    });
   });
 
   describe("write and read", () => {

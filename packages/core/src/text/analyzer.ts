@@ -77,12 +77,12 @@ export interface AnalyzerOptions {
    * `memories` matches `memory`; `"none"` keeps them as written.
    */
   english?: "porter2" | "none";
-  /** Drop English stop words (`the`, `of`, …; Lucene's list). Default true. */
+  /** Drop English stop words (`the`, `of`, `what`, …; Snowball's list). Default true. */
   stopWords?: boolean;
 }
 
 /** Bump when any rule below changes the terms of some text. */
-export const ANALYZER_VERSION = 2;
+export const ANALYZER_VERSION = 3;
 
 /**
  * Longest text ever handed to `Intl.Segmenter` at once. V8's segmenter is quadratic in the input

@@ -46,7 +46,7 @@ describe("the embedder kit catches", () => {
   it("one vector for every text", async () => {
     const constant = embedderSubject((good) => ({
       embedBatch: async (texts) => {
-        const [v] = await good.embedBatch(["same"]);
+        const [v] = await good.embedBatch(["deploy"]);
         return texts.map(() => v as Float32Array);
       },
     }));

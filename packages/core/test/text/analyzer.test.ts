@@ -97,9 +97,9 @@ function randomText(next: () => number): string {
 
 describe("createAnalyzer", () => {
   it("has an id naming version and options", () => {
-    expect(bigrams.id).toBe("engram-analyzer/2;cjk=bigrams;en=none");
-    expect(words.id).toBe("engram-analyzer/2;cjk=words;en=none");
-    expect(createAnalyzer().id).toBe("engram-analyzer/2;cjk=bigrams;en=porter2+stop");
+    expect(bigrams.id).toBe("engram-analyzer/3;cjk=bigrams;en=none");
+    expect(words.id).toBe("engram-analyzer/3;cjk=words;en=none");
+    expect(createAnalyzer().id).toBe("engram-analyzer/3;cjk=bigrams;en=porter2+stop");
   });
 
   it("rejects an unknown CJK mode", () => {

@@ -1,4 +1,0 @@
-declare module "wink-porter2-stemmer" {
-  /** The Porter2 (Snowball English) stem of a lower-case word. */
-  export default function stem(word: string): string;
-}
