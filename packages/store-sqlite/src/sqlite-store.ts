@@ -16,6 +16,8 @@ import {
   type StoreRecovery,
   type StoreStats,
   storeNotInitialisedError,
+  type TermCountsPage,
+  type TermCountsScan,
 } from "@engram/core/driver";
 import { isInMemory, openConnection, StatementCache } from "./connection.js";
 import type { ResolvedOptions } from "./factory.js";
@@ -39,7 +41,8 @@ import {
   toFileRecord,
   toStoredChunk,
 } from "./rows.js";
-import { DIMS_META_KEY, migrate, tableExists, VEC_TABLE } from "./schema.js";
+import { DIMS_META_KEY, migrate, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
+import { hexInto, TermCountPages } from "./terms.js";
 import { VectorIndex } from "./vectors.js";
 
 /**
@@ -78,11 +81,15 @@ const SQL = {
     WHERE c.id IN (SELECT value FROM json_each(?))`,
   vectorsById: `SELECT c.id, v.embedding FROM chunks AS c JOIN chunk_vectors AS v ON v.rowid = c.rowid
     WHERE c.id IN (SELECT value FROM json_each(?))`,
-  scanPage: `SELECT c.rowid, c.id, c.path, c.tier, c.source, c.start_line, c.end_line, t.terms,
-      v.embedding
+  scanPage: `SELECT c.rowid, hex(t.terms), c.id, c.path, c.tier, c.source, c.start_line,
+      c.end_line, hex(v.embedding)
     FROM chunks AS c LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
       LEFT JOIN chunk_vectors AS v ON v.rowid = c.rowid
     WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
+  scanTerms: `SELECT c.rowid, hex(t.terms) FROM chunks AS c
+      LEFT JOIN chunk_terms AS t ON t.rowid = c.rowid
+    WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
+  termNames: `SELECT id, term FROM ${TERM_IDS_TABLE} WHERE id IN (SELECT value FROM json_each(?))`,
 } as const;
 
 /** The open connection and what is built on it. */
@@ -374,44 +381,95 @@ export class SqliteDriver implements StoreDriver {
   }
 
   /**
-   * See `MemoryStore.scanChunks`: every chunk with its terms (from `chunk_terms`) and vector
-   * (from the plain vectors table), {@link SCAN_PAGE_ROWS} at a time in rowid order, each page
-   * one read.
+   * See `MemoryStore.scanChunks`: the pages of {@link scanTermCounts} with each chunk's terms
+   * spelt out (in term-id order).
    */
   async *scanChunks(): AsyncIterable<IndexedChunk[]> {
+    const names = new Map<number, string>();
+    for await (const page of this.scanTermCounts({ names: true, chunks: true })) {
+      for (const [id, term] of page.names ?? []) names.set(id, term);
+      let start = 0;
+      yield (page.chunks ?? []).map((chunk, i): IndexedChunk => {
+        const terms: string[] = [];
+        const end = page.ends[i] as number;
+        for (let at = start; at < end; at++) {
+          const term = names.get(page.ids[at] as number) as string;
+          for (let n = page.counts[at] as number; n > 0; n--) terms.push(term);
+        }
+        start = end;
+        // The page's vectors are reused by the next page: each chunk gets its own copy.
+        return { ...chunk, embedding: chunk.embedding?.slice() ?? null, terms };
+      });
+    }
+  }
+
+  /**
+   * See `MemoryStore.scanTermCounts`: every chunk in rowid order, {@link SCAN_PAGE_ROWS} at a
+   * time, each page one read: its `chunk_terms` blob decoded into term ids and counts (the ids of
+   * `term_ids`, named from there), and with `chunks` its row and vector (from the plain vectors
+   * table; views of an array the next page reuses).
+   */
+  async *scanTermCounts(options: TermCountsScan = {}): AsyncIterable<TermCountsPage> {
     type Row = [
       rowid: number,
+      terms: string | null,
       id: string,
       path: string,
       tier: string,
       source: string,
       startLine: number,
       endLine: number,
-      terms: Buffer | null,
-      embedding: Buffer | null,
+      embedding: string | null,
     ];
+    const pages = new TermCountPages();
+    // The page's vectors, reused from page to page (see `hexInto` for why they come as hex).
+    let vectorScratch = new Float32Array(0);
     for (let after = -1; ; ) {
-      const page = this.use("read chunks", ({ sql, text }) =>
+      const read = this.use("read chunks", ({ sql }) =>
         sql.db.transaction(() => {
-          const rows = sql.get(SQL.scanPage).raw().all(after, SCAN_PAGE_ROWS) as Row[];
-          const terms = text.termsOf(rows.map((row) => row[7] ?? undefined));
-          return rows.map((row, i): IndexedChunk & { rowid: number } => ({
-            rowid: row[0],
-            id: row[1],
-            path: row[2],
-            tier: row[3],
-            source: row[4],
-            startLine: row[5],
-            endLine: row[6],
-            terms: terms[i] as string[],
-            embedding: row[8] ? blobToVector(row[8]) : null,
-          }));
+          const rows = sql
+            .get(options.chunks ? SQL.scanPage : SQL.scanTerms)
+            .raw()
+            .all(after, SCAN_PAGE_ROWS) as Row[];
+          const { page, unnamed } = pages.read(rows.map((row) => row[1]));
+          if (options.names) {
+            const named = sql.get(SQL.termNames).raw().all(JSON.stringify(unnamed));
+            page.names = new Map(named as Array<[number, string]>);
+          }
+          if (options.chunks) {
+            let vectorBytes = 0;
+            for (const row of rows) vectorBytes += row[8] ? row[8].length / 2 : 0;
+            if (vectorBytes > vectorScratch.byteLength) {
+              vectorScratch = new Float32Array(Math.ceil(vectorBytes / 4) + 1024);
+            }
+            const bytes = new Uint8Array(vectorScratch.buffer);
+            let at = 0;
+            page.chunks = rows.map((row) => {
+              const hex = row[8];
+              let embedding: Float32Array | null = null;
+              if (hex) {
+                const end = hexInto(hex, bytes, at);
+                embedding = vectorScratch.subarray(at / 4, end / 4);
+                at = end;
+              }
+              return {
+                id: row[2],
+                path: row[3],
+                tier: row[4],
+                source: row[5],
+                startLine: row[6],
+                endLine: row[7],
+                embedding,
+              };
+            });
+          }
+          return { page, last: rows[rows.length - 1]?.[0] };
         })(),
       );
-      if (!page.length) return;
-      after = (page[page.length - 1] as { rowid: number }).rowid;
-      yield page;
-      if (page.length < SCAN_PAGE_ROWS) return;
+      if (read.last === undefined) return;
+      after = read.last;
+      yield read.page;
+      if (read.page.size < SCAN_PAGE_ROWS) return;
     }
   }
 

@@ -1,4 +1,4 @@
-import { CHARACTER_TERM_WEIGHT, isCharacterTerm } from "@engram/core/driver";
+import { CHARACTER_TERM_WEIGHT, isCharacterTerm, type TermCountsPage } from "@engram/core/driver";
 
 // A chunk's analysed terms as the store keeps them: (term id, count) pairs in `chunk_terms`
 // (varint-encoded), and the two texts of its FTS5 row.
@@ -100,6 +100,95 @@ export class TermCountReader {
     this.count = varints.next();
     return true;
   }
+}
+
+/**
+ * Decodes pages of `chunk_terms` blobs for a term-count scan (core's `TermCountsPage`): per chunk
+ * the end of its pairs, then the term ids and counts, in arrays reused from page to page. Also
+ * keeps which ids the scan has named, so each is named once.
+ */
+export class TermCountPages {
+  #ends = new Uint32Array(1024);
+  #bytes = new Uint8Array(4096);
+  #ids = new Int32Array(1 << 16);
+  #counts = new Int32Array(1 << 16);
+  #named: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
+  readonly #reader = new TermCountReader();
+
+  /**
+   * The page of chunks whose `chunk_terms` blobs are `hexes` (SQLite's `hex()`; null: a chunk
+   * without terms), and the ids on it not named before (now counted as named: name them on this
+   * page).
+   */
+  read(hexes: ReadonlyArray<string | null>): { page: TermCountsPage; unnamed: number[] } {
+    if (hexes.length > this.#ends.length) this.#ends = new Uint32Array(hexes.length);
+    let total = 0;
+    for (const hex of hexes) total += hex ? hex.length / 2 : 0;
+    if (total > this.#bytes.length) this.#bytes = new Uint8Array(total + 4096);
+    // A pair takes two bytes at least: the bytes bound the pairs.
+    if (total / 2 > this.#ids.length) {
+      this.#ids = new Int32Array(Math.ceil(total / 2) + 1024);
+      this.#counts = new Int32Array(this.#ids.length);
+    }
+    const bytes = this.#bytes;
+    const ids = this.#ids;
+    const counts = this.#counts;
+    const unnamed: number[] = [];
+    const reader = this.#reader;
+    let n = 0;
+    for (const [i, hex] of hexes.entries()) {
+      const end = hex ? hexInto(hex, bytes, 0) : 0;
+      for (reader.read(bytes, 0, end); reader.next(); n++) {
+        const id = reader.id;
+        ids[n] = id;
+        counts[n] = reader.count;
+        if (id >= this.#named.length) {
+          this.#named = resizedBytes(this.#named, Math.max(id + 1, this.#named.length * 2));
+        }
+        if (this.#named[id] === 0) {
+          this.#named[id] = 1;
+          unnamed.push(id);
+        }
+      }
+      this.#ends[i] = n;
+    }
+    return { page: { size: hexes.length, ends: this.#ends, ids, counts }, unnamed };
+  }
+}
+
+/** Value of each hex digit's character code (SQLite's `hex()` writes upper case). */
+const HEX_VALUES = (() => {
+  const values = new Uint8Array(128);
+  for (let i = 0; i < 16; i++) {
+    values["0123456789ABCDEF".charCodeAt(i)] = i;
+    values["0123456789abcdef".charCodeAt(i)] = i;
+  }
+  return values;
+})();
+
+/**
+ * Write the bytes of `hex` (SQLite's `hex()` of a blob) into `out` from `at`; returns the
+ * position after them.
+ *
+ * A scan reads blobs as hex text on purpose: better-sqlite3 makes each blob a Buffer, memory
+ * outside V8's heap that is freed only once V8 collects its wrapper, which at 100k chunks let
+ * ~60 MB of dead vectors pile up (and glibc kept the memory); short strings are young-generation
+ * garbage that a scavenge frees within a few pages.
+ */
+export function hexInto(hex: string, out: Uint8Array, at: number): number {
+  let pos = at;
+  for (let i = 0; i < hex.length; i += 2) {
+    out[pos++] =
+      ((HEX_VALUES[hex.charCodeAt(i)] as number) << 4) |
+      (HEX_VALUES[hex.charCodeAt(i + 1)] as number);
+  }
+  return pos;
+}
+
+function resizedBytes(old: Uint8Array<ArrayBuffer>, size: number): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(size);
+  next.set(old);
+  return next;
 }
 
 /** A typed array of `size` elements holding the first ones of `old`. */

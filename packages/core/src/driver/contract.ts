@@ -1,4 +1,4 @@
-import type { IndexedChunk } from "../ranking/in-memory-index.js";
+import type { IndexedChunk, TermCountsPage, TermCountsScan } from "../ranking/in-memory-index.js";
 import type {
   FileRecord,
   SearchFilter,
@@ -129,6 +129,16 @@ export interface MemoryStore {
    * caller compares {@link generation} before and after.
    */
   scanChunks?(): AsyncIterable<IndexedChunk[]>;
+  /**
+   * Optional, for `withMemoryIndex`, which then loads through it rather than {@link scanChunks}:
+   * the same chunks, in an order that stays the same from one scan to the next while the store
+   * does not change, with each chunk's terms as the store's own term ids and their counts (see
+   * {@link TermCountsPage}: no string per term occurrence). With `names`, each id is named the
+   * first time the scan meets it; with `chunks`, each page carries its chunks' locations, labels
+   * and vectors. The caller scans twice (names, then chunks) and compares {@link generation}
+   * before and after.
+   */
+  scanTermCounts?(options: TermCountsScan): AsyncIterable<TermCountsPage>;
   /** Optional, for `withMemoryIndex`: the chunks with these ids (absent ids are left out). */
   getChunksById?(ids: readonly string[]): Promise<StoredChunk[]>;
   /** Optional, for `withMemoryIndex`: the vectors of these chunk ids (absent: no vector). */

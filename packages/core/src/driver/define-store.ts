@@ -1,5 +1,5 @@
 import { EngramError } from "../errors.js";
-import type { IndexedChunk } from "../ranking/in-memory-index.js";
+import type { IndexedChunk, TermCountsPage, TermCountsScan } from "../ranking/in-memory-index.js";
 import { assertChunksFit, assertQueryDims, assertUniqueChunkIds, resultLimit } from "./checks.js";
 import { compareChunkOrder, compareHits, completeTopK } from "./chunk-order.js";
 import type { KeyValueStore, MemoryStore, StoreCapabilities } from "./contract.js";
@@ -92,6 +92,8 @@ export interface StoreDriver {
   generation?(): Promise<number>;
   /** Optional, for `withMemoryIndex`: see {@link MemoryStore.scanChunks} (each page is guarded). */
   scanChunks?(): AsyncIterable<IndexedChunk[]>;
+  /** Optional, for `withMemoryIndex`: see {@link MemoryStore.scanTermCounts} (pages guarded). */
+  scanTermCounts?(options: TermCountsScan): AsyncIterable<TermCountsPage>;
   /** Optional, for `withMemoryIndex`: see {@link MemoryStore.getChunksById}. */
   getChunksById?(ids: readonly string[]): Promise<StoredChunk[]>;
   /** Optional, for `withMemoryIndex`: see {@link MemoryStore.getVectors}. */
@@ -142,6 +144,7 @@ class DefinedStore implements MemoryStore {
   readonly resetVectors?: (options: { dims: number | null }) => Promise<void>;
   readonly generation?: () => Promise<number>;
   readonly scanChunks?: () => AsyncIterable<IndexedChunk[]>;
+  readonly scanTermCounts?: (options: TermCountsScan) => AsyncIterable<TermCountsPage>;
   readonly getChunksById?: (ids: readonly string[]) => Promise<StoredChunk[]>;
   readonly getVectors?: (ids: readonly string[]) => Promise<Map<string, Float32Array>>;
   readonly #driver: StoreDriver;
@@ -172,9 +175,13 @@ class DefinedStore implements MemoryStore {
       };
     }
     // What core's `withMemoryIndex` loads its copy of the index with, when the driver has it.
-    const { generation, scanChunks, getChunksById, getVectors } = driver;
+    const { generation, scanChunks, scanTermCounts, getChunksById, getVectors } = driver;
     if (generation) this.generation = () => this.#run("read meta", () => generation.call(driver));
     if (scanChunks) this.scanChunks = () => this.#pages("read chunks", scanChunks.call(driver));
+    if (scanTermCounts) {
+      this.scanTermCounts = (options) =>
+        this.#pages("read chunks", scanTermCounts.call(driver, options));
+    }
     if (getChunksById) {
       this.getChunksById = (ids) => this.#run("read chunks", () => getChunksById.call(driver, ids));
     }

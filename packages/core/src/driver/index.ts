@@ -99,6 +99,9 @@ export {
   type IndexHit,
   InMemoryIndex,
   type InMemoryIndexOptions,
+  type ScannedChunk,
+  type TermCountsPage,
+  type TermCountsScan,
 } from "../ranking/in-memory-index.js";
 export { cosineSimilarity, KERNEL_SLACK, quantize } from "../ranking/quantize.js";
 export { javascriptKernel, type VectorKernel, vectorKernel } from "../ranking/vector-kernel.js";

@@ -6,10 +6,42 @@ import { type VectorKernel, vectorKernel } from "./vector-kernel.js";
 import { type ExactVectors, KthSmallest, VectorMatrix } from "./vector-matrix.js";
 
 /** A chunk as the in-memory index takes it: where it is, its labels, terms and vector. */
-export interface IndexedChunk extends SlotChunk {
+export interface IndexedChunk extends ScannedChunk {
   /** Analysed terms, in order, repeats kept (as core's analyzer produced them). */
   terms: readonly string[];
+}
+
+/** A chunk as a store's term-count scan gives it: where it is, its labels and its vector. */
+export interface ScannedChunk extends SlotChunk {
   embedding: Float32Array | null;
+}
+
+/**
+ * A page of a store's term-count scan (`MemoryStore.scanTermCounts`): each chunk's terms as the
+ * store's own term ids with counts, so that loading an index makes no string per occurrence. The
+ * arrays may be reused for the next page: read a page before asking for the next.
+ */
+export interface TermCountsPage {
+  /** Chunks on the page. */
+  size: number;
+  /** Per chunk: where its pairs end in {@link ids} and {@link counts} (the first starts at 0). */
+  ends: Uint32Array;
+  /** Term ids (the store's numbering, whole numbers ≥ 0), each at most once per chunk. */
+  ids: Int32Array;
+  /** How often the chunk holds each term (≥ 1; they sum to its analysed length). */
+  counts: Int32Array;
+  /** When the scan was asked for names: the term of each id on the page not named before in it. */
+  names?: ReadonlyMap<number, string>;
+  /** When the scan was asked for chunks: the page's chunks, in order (vectors may be reused too). */
+  chunks?: ScannedChunk[];
+}
+
+/** What a term-count scan gives besides the ids and counts (see {@link TermCountsPage}). */
+export interface TermCountsScan {
+  /** Name each term id the first time the scan meets it. */
+  names?: boolean;
+  /** Give each chunk's location, labels and vector. */
+  chunks?: boolean;
 }
 
 /** A hit of the in-memory index: the chunk (as the index holds it) and its score. */
@@ -34,6 +66,15 @@ export interface InMemoryIndexOptions {
   expectedVectors?: number;
 }
 
+/** A load under way: the store's term ids in this index's numbering (-1: not named yet). */
+interface IndexLoad {
+  own: Int32Array;
+  /** Chunks pass 1 counted and pass 2 added. */
+  counted: number;
+  added: number;
+  scratch?: Int32Array;
+}
+
 /** Dead slots above which the index renumbers (and so drops) them: a quarter of all slots. */
 const COMPACT_SHARE = 0.25;
 const COMPACT_MIN = 4096;
@@ -55,6 +96,8 @@ export class InMemoryIndex {
   readonly #kernel: VectorKernel;
   readonly #exact: ExactVectors;
   readonly #expectedVectors: number;
+  /** A load under way (see {@link loadTerms}). */
+  #load: IndexLoad | undefined;
   /** Float32 vectors by slot, when no exact source was given. */
   readonly #own: Map<number, Float32Array> | undefined;
 
@@ -118,26 +161,113 @@ export class InMemoryIndex {
    * chunks before it, so callers check dimensions first (stores do).
    */
   add(chunks: Iterable<IndexedChunk>): void {
-    for (const chunk of chunks) {
-      const slot = this.#slots.add(chunk);
-      this.#postings.add(slot, chunk.terms);
-      if (chunk.embedding) {
-        this.#matrix ??= new VectorMatrix(
-          chunk.embedding.length,
-          this.#kernel,
-          this.#expectedVectors,
-        );
-        if (chunk.embedding.length !== this.#matrix.dims) {
-          throw new Error(
-            `a ${chunk.embedding.length}-dimensional vector in an index of ${this.#matrix.dims}`,
-          );
-        }
-        this.#matrix.add(slot, chunk.embedding);
-        this.#own?.set(slot, chunk.embedding);
-      }
-    }
+    if (this.#load) throw new Error("add during a load");
+    for (const chunk of chunks) this.#postings.add(this.#addChunk(chunk), chunk.terms);
     if (this.#postings.mergeDue)
       this.#postings.merge(this.#slots.liveFlags, undefined, this.#slots.used);
+  }
+
+  /** A slot for `chunk`, and its vector when it has one; returns the slot. */
+  #addChunk(chunk: ScannedChunk): number {
+    const slot = this.#slots.add(chunk);
+    if (chunk.embedding) {
+      this.#matrix ??= new VectorMatrix(
+        chunk.embedding.length,
+        this.#kernel,
+        this.#expectedVectors,
+      );
+      if (chunk.embedding.length !== this.#matrix.dims) {
+        throw new Error(
+          `a ${chunk.embedding.length}-dimensional vector in an index of ${this.#matrix.dims}`,
+        );
+      }
+      this.#matrix.add(slot, chunk.embedding);
+      this.#own?.set(slot, chunk.embedding);
+    }
+    return slot;
+  }
+
+  /**
+   * Pass 1 of loading a store into this empty index: a page of its term-count scan with names
+   * (see {@link TermCountsPage}). Pass 2 ({@link loadChunks}) reads the scan again with chunks,
+   * and {@link loadDone} ends the load. The postings are laid out from pass 1 and written once
+   * in pass 2: no string or array per term occurrence, no log, no merge. Searches before
+   * {@link loadDone} are not meant to be answered.
+   */
+  loadTerms(page: TermCountsPage): void {
+    if (!this.#load) {
+      if (this.#slots.used !== 0) throw new Error("a load needs an empty index");
+      this.#load = { own: new Int32Array(1024).fill(-1), counted: 0, added: 0 };
+    }
+    const load = this.#load;
+    if (page.names) {
+      for (const [id, term] of page.names) {
+        if (id >= load.own.length) {
+          const own = new Int32Array(Math.max(id + 1, load.own.length * 2)).fill(-1);
+          own.set(load.own);
+          load.own = own;
+        }
+        load.own[id] = this.#postings.termId(term);
+      }
+    }
+    const ids = this.#ownIds(page);
+    let start = 0;
+    for (let i = 0; i < page.size; i++) {
+      const end = page.ends[i] as number;
+      this.#postings.bulkCount(load.counted++, ids, page.counts, start, end);
+      start = end;
+    }
+  }
+
+  /** Pass 2 of a load (see {@link loadTerms}): a page of the same scan, with chunks. */
+  loadChunks(page: TermCountsPage): void {
+    const load = this.#load;
+    const chunks = page.chunks;
+    if (!load || !chunks || chunks.length !== page.size) {
+      throw new Error("loadChunks takes the pages of loadTerms again, with chunks");
+    }
+    const ids = this.#ownIds(page);
+    let start = 0;
+    for (let i = 0; i < page.size; i++) {
+      const chunk = chunks[i] as ScannedChunk;
+      // A page's vectors may be views the next page overwrites: the index keeps copies.
+      const own =
+        this.#own && chunk.embedding ? { ...chunk, embedding: chunk.embedding.slice() } : chunk;
+      const slot = this.#addChunk(own);
+      if (slot >= load.counted) throw new Error("the store changed between the passes of a load");
+      const end = page.ends[i] as number;
+      this.#postings.bulkWrite(slot, ids, page.counts, start, end);
+      start = end;
+    }
+    load.added += page.size;
+  }
+
+  /** End a load (see {@link loadTerms}); throws when the store changed between its passes. */
+  loadDone(): void {
+    const load = this.#load;
+    this.#load = undefined;
+    if (load && load.added !== load.counted) {
+      throw new Error("the store changed between the passes of a load");
+    }
+    this.#postings.bulkDone();
+  }
+
+  /** The page's term ids in this index's numbering (a scratch array, valid until the next page). */
+  #ownIds(page: TermCountsPage): Int32Array {
+    const load = this.#load as IndexLoad;
+    const n = page.ends[page.size - 1] ?? 0;
+    if (load.scratch === undefined || load.scratch.length < n) {
+      load.scratch = new Int32Array(Math.max(n, 1024, (load.scratch?.length ?? 0) * 2));
+    }
+    const out = load.scratch;
+    const own = load.own;
+    for (let i = 0; i < n; i++) {
+      const id = page.ids[i] as number;
+      const mine = id < own.length ? (own[id] as number) : -1;
+      if (mine < 0) throw new Error(`the store's term id ${id} was never named`);
+      out[i] = mine;
+    }
+    return out;
   }
 
   /** Remove every chunk of these paths (unknown paths are ignored). */
@@ -160,8 +290,9 @@ export class InMemoryIndex {
     this.#own?.clear();
   }
 
-  /** Forget everything. */
+  /** Forget everything (a load under way too). */
   clear(): void {
+    this.#load = undefined;
     this.#slots.clear();
     this.#postings.clear();
     this.dropVectors();

@@ -37,6 +37,13 @@ export class TermPostings {
   #logFirst = new Int32Array(1024).fill(-1);
   #logLast = new Int32Array(1024).fill(-1);
   #logSize = 0;
+  /**
+   * A bulk load under way: per term id, the bytes of its postings (pass 1) or the next byte to
+   * write (pass 2, once `ends` holds the offsets), and the slot of its last posting.
+   */
+  #bulk:
+    | { sizes: Uint32Array; previous: Int32Array; postings: number; ends?: Uint32Array }
+    | undefined;
   /** Scoring scratch: per slot score (0: untouched) and the slots touched. */
   #scores = new Float64Array(1024);
   #touched = new Int32Array(1024);
@@ -88,6 +95,113 @@ export class TermPostings {
       else this.#logNext[last] = entry;
       this.#logLast[id] = entry;
     }
+  }
+
+  /**
+   * Pass 1 of a bulk load into empty postings ({@link bulkWrite} is pass 2): note that the chunk
+   * in `slot` (slots counted in order from 0) holds terms `ids[i]` `counts[i]` times, for `i` from
+   * `start` to `end`, each id once, so the compact bytes can be laid out before any is written.
+   */
+  bulkCount(slot: number, ids: Int32Array, counts: Int32Array, start: number, end: number): void {
+    if (slot === 0) {
+      if (this.#rows !== 0 || this.#bulkPostings !== 0 || this.#logSize !== 0) {
+        throw new Error("a bulk load needs empty postings");
+      }
+      this.#bulk = {
+        sizes: new Uint32Array(this.#df.length),
+        previous: new Int32Array(this.#df.length),
+        postings: 0,
+      };
+    }
+    const bulk = this.#bulk;
+    if (!bulk) throw new Error("a bulk load starts at slot 0");
+    this.#ensureSlots(slot + 1);
+    if (bulk.sizes.length < this.#df.length) {
+      bulk.sizes = resized(bulk.sizes, this.#df.length);
+      bulk.previous = resized(bulk.previous, this.#df.length);
+    }
+    const { sizes, previous } = bulk;
+    let length = 0;
+    for (let i = start; i < end; i++) {
+      const id = ids[i] as number;
+      const count = counts[i] as number;
+      length += count;
+      this.#df[id] = (this.#df[id] as number) + 1;
+      sizes[id] =
+        (sizes[id] as number) + varintLength(slot - (previous[id] as number)) + varintLength(count);
+      previous[id] = slot;
+    }
+    bulk.postings += end - start;
+    this.#lengths[slot] = length;
+    if (length === 0) return;
+    this.#rows++;
+    this.#tokens += length;
+  }
+
+  /**
+   * Pass 2 of a bulk load: write the postings {@link bulkCount} noted, chunk by chunk in the same
+   * order (the compact bytes are allocated at the first call). Throws when they differ from what
+   * pass 1 noted (the source changed between the passes: the load is to be thrown away).
+   */
+  bulkWrite(slot: number, ids: Int32Array, counts: Int32Array, start: number, end: number): void {
+    const bulk = this.#bulk;
+    if (!bulk) throw new Error("bulkWrite before bulkCount");
+    if (!bulk.ends) {
+      const termCount = this.#termIds.size;
+      const offsets = new Uint32Array(termCount + 2);
+      for (let id = 0; id < termCount; id++) {
+        offsets[id + 1] = (offsets[id] as number) + (bulk.sizes[id] as number);
+      }
+      offsets[termCount + 1] = offsets[termCount] as number;
+      this.#bytes = new Uint8Array(offsets[termCount] as number);
+      this.#offsets = offsets;
+      // From here on `sizes` is each term's write position.
+      bulk.sizes.set(offsets.subarray(0, termCount));
+      bulk.previous.fill(0);
+      bulk.ends = offsets;
+    }
+    const { sizes: at, previous, ends } = bulk;
+    const bytes = this.#bytes;
+    let length = 0;
+    for (let i = start; i < end; i++) {
+      const id = ids[i] as number;
+      const count = counts[i] as number;
+      length += count;
+      let pos = at[id] as number;
+      const delta = slot - (previous[id] as number);
+      if (
+        id + 1 >= ends.length ||
+        pos + varintLength(delta) + varintLength(count) > (ends[id + 1] as number)
+      ) {
+        throw new Error("the postings changed between the passes of a bulk load");
+      }
+      pos = writeVarint(bytes, pos, delta);
+      at[id] = writeVarint(bytes, pos, count);
+      previous[id] = slot;
+    }
+    if (length !== this.#lengths[slot]) {
+      throw new Error("the postings changed between the passes of a bulk load");
+    }
+  }
+
+  /** Finish a bulk load: every posting pass 1 noted was written (else throws, as {@link bulkWrite}). */
+  bulkDone(): void {
+    const bulk = this.#bulk;
+    if (!bulk) return;
+    this.#bulk = undefined;
+    const termCount = this.#termIds.size;
+    if (!bulk.ends) {
+      if (bulk.postings > 0)
+        throw new Error("the postings changed between the passes of a bulk load");
+      return;
+    }
+    for (let id = 0; id < termCount; id++) {
+      if (bulk.sizes[id] !== bulk.ends[id + 1]) {
+        throw new Error("the postings changed between the passes of a bulk load");
+      }
+      this.#dfEpoch[id] = this.#epoch;
+    }
+    this.#bulkPostings = bulk.postings;
   }
 
   /** The chunk in `slot` was removed (its slot is now dead in the caller's live flags). */
@@ -265,6 +379,7 @@ export class TermPostings {
     this.#logLast.fill(-1);
     this.#logSize = 0;
     this.#lengths.fill(0);
+    this.#bulk = undefined;
   }
 
   /** Call `fn` with each posting of term `id` (bulk, then log), slots ascending within each. */
@@ -296,6 +411,11 @@ export class TermPostings {
     for (; entry >= 0; entry = this.#logNext[entry] as number) {
       fn(this.#logSlot[entry] as number, this.#logCount[entry] as number);
     }
+  }
+
+  /** The id of `term` in these postings, numbered now when new. */
+  termId(term: string): number {
+    return this.#termId(term);
   }
 
   #termId(term: string): number {

@@ -46,14 +46,17 @@ const MAX_RETRY_MS = 60_000;
  * `generation()` tells). For long-lived processes (`engram watch`, `mcp`, `ui`, a server): a
  * one-shot process would pay for a load it never uses.
  *
- * A store without `generation`, `scanChunks`, `getChunksById` and `getVectors` is returned with
- * only `indexReady` added (the in-memory store is such an index already).
+ * A store without `generation`, `scanChunks` (or `scanTermCounts`), `getChunksById` and
+ * `getVectors` is returned with
+ * only `indexReady` added (the in-memory store is such an index already). A store that also has
+ * `scanTermCounts` loads through it (no string per term occurrence, postings written once).
  */
 export function withMemoryIndex(
   store: MemoryStore,
   options: MemoryIndexOptions = {},
 ): MemoryIndexedStore {
-  if (!store.generation || !store.scanChunks || !store.getChunksById || !store.getVectors) {
+  const scans = store.scanChunks || store.scanTermCounts;
+  if (!store.generation || !scans || !store.getChunksById || !store.getVectors) {
     return Object.assign(store, { indexReady: async () => {}, indexLoaded: false });
   }
   return new MemoryIndexFront(store, options);
@@ -239,12 +242,29 @@ class MemoryIndexFront implements MemoryIndexedStore {
     const run = async () => {
       let kept = false;
       try {
-        const pages = (store.scanChunks as () => AsyncIterable<never[]>).call(store);
-        for await (const page of pages) {
-          if (this.#closed) return;
-          index.add(page);
-          // Between pages, searches (answered by the store meanwhile) and writes run.
-          await new Promise((resolve) => setImmediate(resolve));
+        // Between pages, searches (answered by the store meanwhile) and writes run.
+        const turn = () => new Promise((resolve) => setImmediate(resolve));
+        const scanCounts = store.scanTermCounts;
+        if (scanCounts) {
+          // Two passes, the first for the layout of the postings (see `InMemoryIndex.loadTerms`).
+          for await (const page of scanCounts.call(store, { names: true })) {
+            if (this.#closed) return;
+            index.loadTerms(page);
+            await turn();
+          }
+          for await (const page of scanCounts.call(store, { chunks: true })) {
+            if (this.#closed) return;
+            index.loadChunks(page);
+            await turn();
+          }
+          index.loadDone();
+        } else {
+          const pages = (store.scanChunks as () => AsyncIterable<never[]>).call(store);
+          for await (const page of pages) {
+            if (this.#closed) return;
+            index.add(page);
+            await turn();
+          }
         }
         kept = !this.#closed && (await this.#generation()) === generation;
       } catch {
