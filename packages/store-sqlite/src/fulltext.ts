@@ -153,25 +153,6 @@ export class FullTextIndex {
   }
 
   /**
-   * The analysed terms of each `chunk_terms` blob (each term as often as the chunk holds it, in
-   * term-id order), for loading an in-memory index. Call inside a read transaction.
-   */
-  termsOf(blobs: ReadonlyArray<Buffer | undefined>): string[][] {
-    const termOf = this.#termsById(blobs);
-    const reader = new TermCountReader();
-    return blobs.map((blob) => {
-      const terms: string[] = [];
-      if (!blob) return terms;
-      for (reader.read(blob); reader.next(); ) {
-        const term = termOf(reader.id);
-        if (term === undefined) throw new Error(`term id ${reader.id} has no term`);
-        for (let i = 0; i < reader.count; i++) terms.push(term);
-      }
-      return terms;
-    });
-  }
-
-  /**
    * Best first (lowest bm25), ties by path then start line; a row matches if it holds any term.
    *
    * FTS5's BM25 gives a term in half the rows or more an IDF of ~0 (it clamps
