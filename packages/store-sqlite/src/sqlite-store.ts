@@ -53,7 +53,7 @@ import { VectorIndex } from "./vectors.js";
 export const GENERATION_META_KEY = "store-sqlite.generation";
 
 /** Chunks per page of {@link SqliteDriver.scanChunks}. */
-const SCAN_PAGE_ROWS = 1000;
+const SCAN_PAGE_ROWS = 250;
 
 const SQL = {
   getMeta: "SELECT value FROM meta WHERE key = ?",
