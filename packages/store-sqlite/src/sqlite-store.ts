@@ -55,7 +55,7 @@ export const GENERATION_META_KEY = "store-sqlite.generation";
 /**
  * Chunks per page of {@link SqliteDriver.scanChunks} and `scanTermCounts`. A page's rows, hex
  * strings and decoded arrays are alive at once: at 100k chunks, pages of 250 instead of 1,000 kept
- * the embedded `bench perf` peak RSS ~9 MB lower, for the same load CPU.
+ * the embedded `bench perf` peak RSS ~8 MB lower (paired runs), for the same search CPU.
  */
 const SCAN_PAGE_ROWS = 250;
 
