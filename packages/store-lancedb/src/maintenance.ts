@@ -62,8 +62,8 @@ export const VECTOR_INDEX_ROWS_META_KEY = "store-lancedb.vector-index-rows";
  * Vector bytes up to which a process that added segments to an exact vector index rebuilds it as
  * one when it closes (see {@link Maintenance.settle}): 64 MiB, 43,690 vectors at 384 dimensions.
  * A rebuild copies every vector, so its cost grows with them while what it saves a query (one
- * segment's fixed overhead each) does not; measured at close after a cold sync of 100,000 chunks
- * × 384 (README): TODO.
+ * segment's fixed overhead each) does not. At close after a cold sync of 100,000 chunks × 384
+ * (README), the rebuild cost ~2 s of CPU and ~6 MB of folder more than merging the last rows.
  */
 export const WHOLE_AT_CLOSE_MAX_BYTES = 64 * 1024 * 1024;
 
