@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { stem } from "porter2";
+import { describe, expect, it } from "vitest";
 import { charClass, SEPARATOR } from "../../src/text/char-class.js";
 import { stemPrefix } from "../../src/text/english.js";
 import { createAnalyzer } from "../../src/text/index.js";
