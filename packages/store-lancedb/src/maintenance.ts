@@ -7,8 +7,8 @@ import { column } from "./sql.js";
 import {
   type VectorIndexKind,
   vectorIndex,
-  vectorIndexIsWhole,
   vectorIndexKind,
+  vectorIndexSegments,
 } from "./vectors.js";
 
 /** The tables the store keeps, by role. */
@@ -57,6 +57,39 @@ export const VECTOR_INDEX_FROM_ROWS = 1000;
  * proportional to the vectors written.
  */
 export const VECTOR_INDEX_ROWS_META_KEY = "store-lancedb.vector-index-rows";
+
+/**
+ * Vector bytes up to which a process that added segments to an exact vector index rebuilds it as
+ * one when it closes (see {@link Maintenance.settle}): 64 MiB, 43,690 vectors at 384 dimensions.
+ * A rebuild copies every vector, so its cost grows with them while what it saves a query (one
+ * segment's fixed overhead each) does not. At close after a cold sync of 100,000 chunks × 384
+ * (README), the rebuild cost ~2 s of CPU and ~6 MB of folder more than merging the last rows.
+ */
+export const WHOLE_AT_CLOSE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Segments from which an exact vector index is rebuilt as one at close whatever its size, so an
+ * index that stopped growing (and so is never rebuilt for having doubled) does not collect a
+ * segment per optimize for ever.
+ */
+export const MAX_SEGMENTS_AT_CLOSE = 8;
+
+/** When an exact vector index in several segments is rebuilt as one (see {@link rebuildsWhole}). */
+export type Whole = "never" | "at-close" | "always";
+
+/**
+ * Whether an exact vector index of `segments` segments over `vectorBytes` of vectors is rebuilt as
+ * one: "always" (on `optimize()`) whenever it is in several; "at-close" while it is small
+ * ({@link WHOLE_AT_CLOSE_MAX_BYTES}) or once it has {@link MAX_SEGMENTS_AT_CLOSE} segments.
+ */
+export function rebuildsWhole(whole: Whole, segments: number, vectorBytes: number): boolean {
+  if (whole === "never" || segments <= 1) return false;
+  return (
+    whole === "always" ||
+    vectorBytes <= WHOLE_AT_CLOSE_MAX_BYTES ||
+    segments >= MAX_SEGMENTS_AT_CLOSE
+  );
+}
 
 type Role = keyof Tables;
 
@@ -128,14 +161,16 @@ export class Maintenance {
    * Before the store closes: if a write left at least {@link SETTLE_ROWS_AT_CLOSE} rows outside
    * the full-text index, rebuild it and optimize the chunks table, so the next process searches an
    * index with nothing to scan. An exact vector index this process's optimizes added segments to
-   * is rebuilt as one (see `#indexVectors`); a process that wrote nothing pays nothing.
+   * is rebuilt as one while it is small ({@link WHOLE_AT_CLOSE_MAX_BYTES}) or once its segments
+   * reach {@link MAX_SEGMENTS_AT_CLOSE} (see `#indexVectors`); a process that wrote nothing pays
+   * nothing.
    */
   async settle(tables: Tables): Promise<void> {
     if ((await unindexedTextRows(tables.chunks)) >= SETTLE_ROWS_AT_CLOSE) {
       await this.#rebuildFulltext(tables.chunks);
-      await this.#indexVectors(tables, true);
+      await this.#indexVectors(tables, "at-close");
       await this.#optimize(tables, "chunks");
-    } else if (this.#segmentsAdded && (await this.#indexVectors(tables, true))) {
+    } else if (this.#segmentsAdded && (await this.#indexVectors(tables, "at-close"))) {
       // Prunes the index the rebuild replaced (as large as the vectors), compacting what is due.
       await this.#optimize(tables, "chunks");
     }
@@ -144,7 +179,7 @@ export class Maintenance {
   /** Rebuild the full-text index, optimize every table, and build the vector index if due. */
   async optimizeAll(tables: Tables): Promise<void> {
     await this.#rebuildFulltext(tables.chunks);
-    await this.#indexVectors(tables, true);
+    await this.#indexVectors(tables, "always");
     for (const role of ["meta", "files", "keyValue", "chunks"] as const) {
       await this.#optimize(tables, role);
     }
@@ -168,15 +203,17 @@ export class Maintenance {
    * Build the vector index once the table holds {@link VECTOR_INDEX_FROM_ROWS} vectors (exact
    * below `vectorIndexMinRows` or its default, HNSW from it; see `vectorIndex`), and rebuild it
    * whole once the vectors doubled since its last build or it is of the wrong kind for them. With
-   * `whole` (at close after this process's optimizes, and on `optimize()`), an exact index that is
-   * not one segment over every row is rebuilt as one too: every query searches each segment apart
-   * (10,000 chunks in 3 segments: ~0.5 ms of CPU more per query than in one), and rebuilding an
-   * exact index only copies the vectors (~0.2 s of CPU at 10,000 × 384). Not after every
+   * `whole` (on `optimize()`, and at close after this process's optimizes), an exact index that
+   * is not one segment over every row is rebuilt as one too when {@link rebuildsWhole} says so.
+   * Every query searches each segment apart (10,000
+   * chunks in 3 segments: ~0.5 ms of CPU more per query than in one), and rebuilding an exact
+   * index copies the vectors (~0.2 s of CPU at 10,000 × 384; at 100,000 see
+   * {@link WHOLE_AT_CLOSE_MAX_BYTES}). Not after every
    * full-text rebuild: a cold sync of 10,000 chunks rebuilds that a dozen times or more, and its
    * CPU per chunk fell by a fifth when each rebuild took the vector index along. Resolves true
    * when it built the index.
    */
-  async #indexVectors(tables: Tables, whole = false): Promise<boolean> {
+  async #indexVectors(tables: Tables, whole: Whole = "never"): Promise<boolean> {
     const { chunks, meta } = tables;
     const dims = dimsOf(await chunks.schema());
     if (dims === null) return false;
@@ -188,7 +225,9 @@ export class Maintenance {
     if (wanted === "none") return false;
     const built = Number(await readMeta(meta, VECTOR_INDEX_ROWS_META_KEY));
     if (wanted === (await vectorIndexKind(chunks)) && vectors < 2 * built) {
-      if (!whole || wanted !== "flat" || (await vectorIndexIsWhole(chunks))) return false;
+      if (whole === "never" || wanted !== "flat") return false;
+      const segments = await vectorIndexSegments(chunks);
+      if (!rebuildsWhole(whole, segments, vectors * dims * 4)) return false;
     }
     await chunks.createIndex(VECTOR_COLUMN, { config: vectorIndex(wanted), replace: true });
     await this.#recordVectorIndex(tables, vectors);

@@ -53,13 +53,14 @@ export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
 }
 
 /**
- * True when the vector index of `table` is one segment covering every row. Each optimize adds the
- * rows written since as a segment of their own.
+ * How many segments the vector index of `table` has (each optimize adds the rows written since as
+ * a segment of its own), counting rows outside the index as one more; 0 without an index.
  */
-export async function vectorIndexIsWhole(table: Table): Promise<boolean> {
+export async function vectorIndexSegments(table: Table): Promise<number> {
   const index = (await table.listIndices()).find((i) => i.columns.includes(VECTOR_COLUMN));
   const stats = index && (await table.indexStats(index.name));
-  return stats?.numIndices === 1 && stats.numUnindexedRows === 0;
+  if (!stats) return 0;
+  return (stats.numIndices ?? 1) + (stats.numUnindexedRows > 0 ? 1 : 0);
 }
 
 /** What searches need to know of the chunks table at one version (see {@link ChunksShape}). */

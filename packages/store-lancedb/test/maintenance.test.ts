@@ -4,10 +4,13 @@ import { describe, expect, it } from "vitest";
 import { fulltextIndex, rebuildFulltextIndex } from "../src/fulltext.js";
 import {
   COMMITS_BEFORE_OPTIMIZE,
+  MAX_SEGMENTS_AT_CLOSE,
   pruneCutoff,
+  rebuildsWhole,
   SETTLE_ROWS_AT_CLOSE,
   VECTOR_INDEX_FROM_ROWS,
   VECTOR_INDEX_ROWS_META_KEY,
+  WHOLE_AT_CLOSE_MAX_BYTES,
 } from "../src/maintenance.js";
 import { resolveOptions } from "../src/options.js";
 import { TABLES } from "../src/schema.js";
@@ -390,6 +393,29 @@ describe("vector index", () => {
     await chunks.checkoutLatest();
     expect(await chunks.listVersions()).toHaveLength(1);
   }, 120_000);
+});
+
+describe("rebuildsWhole", () => {
+  const small = WHOLE_AT_CLOSE_MAX_BYTES;
+  const large = WHOLE_AT_CLOSE_MAX_BYTES + 1;
+
+  it("never rebuilds an index in one segment", () => {
+    for (const whole of ["never", "at-close", "always"] as const) {
+      expect(rebuildsWhole(whole, 1, small)).toBe(false);
+      expect(rebuildsWhole(whole, 0, large)).toBe(false);
+    }
+  });
+
+  it("rebuilds one in several on optimize() whatever its size, never between writes", () => {
+    expect(rebuildsWhole("always", 2, large)).toBe(true);
+    expect(rebuildsWhole("never", MAX_SEGMENTS_AT_CLOSE, small)).toBe(false);
+  });
+
+  it("at close, rebuilds a small one, and a large one only once its segments reach the cap", () => {
+    expect(rebuildsWhole("at-close", 2, small)).toBe(true);
+    expect(rebuildsWhole("at-close", MAX_SEGMENTS_AT_CLOSE - 1, large)).toBe(false);
+    expect(rebuildsWhole("at-close", MAX_SEGMENTS_AT_CLOSE, large)).toBe(true);
+  });
 });
 
 describe("closing", () => {
