@@ -52,8 +52,12 @@ import { VectorIndex } from "./vectors.js";
  */
 export const GENERATION_META_KEY = "store-sqlite.generation";
 
-/** Chunks per page of {@link SqliteDriver.scanChunks}. */
-const SCAN_PAGE_ROWS = 1000;
+/**
+ * Chunks per page of {@link SqliteDriver.scanChunks} and `scanTermCounts`. A page's rows, hex
+ * strings and decoded arrays are alive at once: at 100k chunks, pages of 250 instead of 1,000 kept
+ * the embedded `bench perf` peak RSS ~8 MB lower (paired runs), for the same search CPU.
+ */
+const SCAN_PAGE_ROWS = 250;
 
 const SQL = {
   getMeta: "SELECT value FROM meta WHERE key = ?",

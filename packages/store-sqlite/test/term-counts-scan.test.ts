@@ -101,7 +101,7 @@ describe("SqliteStore.scanTermCounts", () => {
     const { upserts, terms } = corpus();
     await store.write({ upserts });
     const { chunks, pages } = await scanTwice(store);
-    expect(pages.map((page) => page.ends.length)).toEqual([1000, 300]);
+    expect(pages.map((page) => page.ends.length)).toEqual([250, 250, 250, 250, 250, 50]);
     expect(chunks.size).toBe(1300);
     for (const entry of upserts) {
       for (const chunk of entry.chunks) {

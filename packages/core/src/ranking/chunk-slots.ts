@@ -215,7 +215,14 @@ export class ChunkSlots {
 
 /** A typed array of `size` elements holding the first ones of `old`. */
 export function resized<
-  T extends Int8Array | Uint8Array | Uint32Array | Int32Array | Float64Array | Float32Array,
+  T extends
+    | Int8Array
+    | Uint8Array
+    | Uint16Array
+    | Uint32Array
+    | Int32Array
+    | Float64Array
+    | Float32Array,
 >(old: T, size: number): T {
   const next = new (old.constructor as new (n: number) => T)(size);
   next.set(old.subarray(0, Math.min(old.length, size)) as never);

@@ -1,5 +1,6 @@
 import { bm25Idf, bm25Term, countWeight } from "./bm25.js";
 import { resized } from "./chunk-slots.js";
+import { TermTable } from "./term-table.js";
 
 /** Postings kept in the append log before they are merged into the compact bytes. */
 const MIN_LOG_POSTINGS = 1 << 20;
@@ -15,7 +16,7 @@ const MIN_LOG_POSTINGS = 1 << 20;
  * document frequency is recounted the first time it is asked for after a removal.
  */
 export class TermPostings {
-  readonly #termIds = new Map<string, number>();
+  readonly #termIds = new TermTable();
   /** Per slot: the chunk's number of terms (BM25's document length). */
   #lengths = new Uint32Array(1024);
   /** Chunks holding at least one term, and their terms: N and avgLen's numerator. */
@@ -58,7 +59,7 @@ export class TermPostings {
     return this.#termIds.size;
   }
 
-  /** Bytes held, estimated (the term dictionary at ~64 bytes a term). */
+  /** Bytes held. */
   get bytes(): number {
     return (
       this.#bytes.length +
@@ -67,7 +68,7 @@ export class TermPostings {
       this.#logFirst.length * 8 +
       this.#logSlot.length * 12 +
       this.#lengths.length * (4 + 8 + 4) +
-      this.#termIds.size * 64
+      this.#termIds.bytes
     );
   }
 
@@ -419,10 +420,9 @@ export class TermPostings {
   }
 
   #termId(term: string): number {
-    let id = this.#termIds.get(term);
-    if (id === undefined) {
-      id = this.#termIds.size;
-      this.#termIds.set(term, id);
+    const known = this.#termIds.size;
+    const id = this.#termIds.add(term);
+    if (id === known) {
       if (id >= this.#df.length) {
         const size = this.#df.length * 2;
         this.#df = resized(this.#df, size);
