@@ -2,7 +2,7 @@
 // clients sharing one index; Host/Origin checks and the bearer token.
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { engram } from "./helpers.js";
+import { engram, eventually } from "./helpers.js";
 import { connectHttp, json, runCleanups, startHttp, workspace } from "./mcp-client.js";
 
 afterEach(runCleanups);
@@ -120,9 +120,12 @@ describe("engram mcp --http", () => {
 
     // Listening on every interface: a token is made up and printed; without it, 401.
     const open = await startHttp(ws, ["--host", "0.0.0.0", "--read-only"]);
-    const token = /bearer token \(set ENGRAM_MCP_TOKEN to choose it\): (\S+)/.exec(
-      open.stderr(),
-    )?.[1];
+    // The token is logged after the URL, possibly in a later chunk of stderr.
+    const token = await eventually(
+      async () =>
+        /bearer token \(set ENGRAM_MCP_TOKEN to choose it\): (\S+)/.exec(open.stderr())?.[1],
+      10_000,
+    );
     expect(token).toMatch(/^[\w-]{32}$/);
     const url = open.url.replace("0.0.0.0", "127.0.0.1");
     expect((await post(url, {})).status).toBe(401);
