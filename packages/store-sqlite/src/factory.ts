@@ -69,7 +69,7 @@ export type ResolvedOptions = v.InferOutput<typeof storeOptions>;
 
 /**
  * A SQLite store over the file `options.path` (`":memory:"` for a private in-memory store). Call
- * `init()` before use; that is when the file is opened, created or migrated.
+ * `init()` before use; that is when the file is opened or created (an index of an older layout is emptied for a rebuild).
  *
  * @throws EngramError `CONFIG_INVALID` for an option it does not take or a value out of range.
  */

@@ -41,7 +41,7 @@ import {
   toFileRecord,
   toStoredChunk,
 } from "./rows.js";
-import { DIMS_META_KEY, migrate, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
+import { DIMS_META_KEY, openLayout, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
 import { hexInto, TermCountPages } from "./terms.js";
 import { VectorIndex } from "./vectors.js";
 
@@ -193,7 +193,7 @@ export class SqliteDriver implements StoreDriver {
         if (problem)
           throw new IndexDamage(`${problem}, after a process was stopped without closing it`);
       }
-      migrate(db, this.path);
+      openLayout(db, this.path);
       const sql = new StatementCache(db);
       const open: Open = {
         sql,

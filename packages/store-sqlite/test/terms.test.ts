@@ -3,7 +3,7 @@ import type { MemoryStore } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { StatementCache } from "../src/connection.js";
-import { CHUNK_TERMS_TABLE, migrate, TERM_IDS_TABLE } from "../src/schema.js";
+import { CHUNK_TERMS_TABLE, openLayout, TERM_IDS_TABLE } from "../src/schema.js";
 import { TermDictionary } from "../src/term-dictionary.js";
 import {
   TermCountEncoder,
@@ -90,7 +90,7 @@ describe("each chunk's term counts (the postings' source)", () => {
 
   it("numbers terms right past the cache's cap: in memory, in bulk, then through the table", () => {
     const db = new Database(":memory:");
-    migrate(db, ":memory:");
+    openLayout(db, ":memory:");
     const dictionary = new TermDictionary(new StatementCache(db), 300);
     const write = (terms: string[]) => {
       dictionary.begin();
@@ -123,7 +123,7 @@ describe("each chunk's term counts (the postings' source)", () => {
     db.close();
     // Many unknown terms in a table small enough to read whole, but too many new ones to keep.
     const small = new Database(":memory:");
-    migrate(small, ":memory:");
+    openLayout(small, ":memory:");
     small.prepare(`INSERT INTO ${TERM_IDS_TABLE} (term) VALUES ('y0'), ('y1')`).run();
     const third = new TermDictionary(new StatementCache(small), 300);
     third.begin();
@@ -142,7 +142,7 @@ describe("each chunk's term counts (the postings' source)", () => {
 
   it("gives the terms of ids: cached, from the whole table, or through the table past the cap", () => {
     const db = new Database(":memory:");
-    migrate(db, ":memory:");
+    openLayout(db, ":memory:");
     const insert = (names: string[]) =>
       db
         .prepare(`INSERT INTO ${TERM_IDS_TABLE} (term) SELECT value FROM json_each(?)`)

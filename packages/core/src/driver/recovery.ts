@@ -6,12 +6,17 @@ import type { MemoryStore } from "./contract.js";
  */
 export const RECOVERY_META_KEY = "engram.recovered";
 
-/** A damaged index a store moved aside and replaced with an empty one (rebuilt by the next sync). */
+/**
+ * A damaged index a store moved aside and replaced with an empty one, or one of an older layout it
+ * emptied (`outdated`): rebuilt by the next sync.
+ */
 export interface StoreRecovery {
   /** When (ISO 8601). */
   at: string;
   /** What was wrong, e.g. `file is not a database (SQLITE_NOTADB)`. */
   reason: string;
+  /** Not damaged but written by an older version of the store; its cached embeddings were kept. */
+  outdated?: boolean;
   /** Where the damaged copy went, when it was kept. */
   movedTo?: string;
 }
@@ -31,6 +36,9 @@ export function parseRecoveries(json: string | undefined): StoreRecovery[] {
 
 /** One line for the user, e.g. in a sync's warnings. */
 export function describeRecovery(recovery: StoreRecovery): string {
+  if (recovery.outdated) {
+    return `the index was written by an older version of engram (${recovery.reason}); it is rebuilt from your Markdown files, with the embeddings it had cached`;
+  }
   const kept = recovery.movedTo ? ` (the damaged copy is ${recovery.movedTo})` : "";
   return `the index was found damaged (${recovery.reason}) and replaced; it is rebuilt from your Markdown files${kept}`;
 }
