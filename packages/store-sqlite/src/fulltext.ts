@@ -3,6 +3,8 @@ import {
   compileLabelFilter,
   rankWithCommonTerms,
   type SearchFilter,
+  TermCountEncoder,
+  TermCountReader,
 } from "@engram/core/driver";
 import type { StatementCache } from "./connection.js";
 import {
@@ -15,13 +17,7 @@ import {
 } from "./rows.js";
 import { CHUNK_TERMS_TABLE, FTS_TABLE } from "./schema.js";
 import { TermDictionary } from "./term-dictionary.js";
-import {
-  BM25_WEIGHTS,
-  countsDocument,
-  TermCountEncoder,
-  TermCountReader,
-  termsDocument,
-} from "./terms.js";
+import { BM25_WEIGHTS, countsDocument, termsDocument } from "./terms.js";
 
 /** A chunk row with its FTS5 `bm25()` value (negative; lower is better). */
 export type RankedRow = ChunkRow & { rank: number };
@@ -57,7 +53,7 @@ interface IndexStats {
 
 /**
  * The chunks' terms: the FTS5 table, each chunk's term counts (`chunk_terms`, which a delete
- * gives back to FTS5 and `scanChunks` reads) and the term ids, written together, and BM25 search
+ * gives back to FTS5 and `scanTermCounts` reads) and the term ids, written together, and BM25 search
  * over them with FTS5's `bm25()`, which computes engram's ranking (core's `ranking/bm25.ts`).
  */
 export class FullTextIndex {
@@ -103,7 +99,7 @@ export class FullTextIndex {
       `INSERT INTO ${CHUNK_TERMS_TABLE} (rowid, terms) VALUES (?, ?)`,
     );
     rows.forEach(([rowid, chunk], i) => {
-      const blob = blobs[i] as Buffer;
+      const blob = blobs[i] as Uint8Array;
       if (chunk.terms.length > 0) insertFts.run(rowid, ...termsDocument(chunk.terms));
       insertCounts.run(rowid, blob);
     });

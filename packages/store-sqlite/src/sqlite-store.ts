@@ -5,7 +5,6 @@ import {
   type ChunkRecord,
   EngramError,
   type FileRecord,
-  type IndexedChunk,
   RECOVERY_META_KEY,
   type SearchFilter,
   type Source,
@@ -16,6 +15,7 @@ import {
   type StoreRecovery,
   type StoreStats,
   storeNotInitialisedError,
+  TermCountPages,
   type TermCountsPage,
   type TermCountsScan,
 } from "@engram/core/driver";
@@ -42,7 +42,7 @@ import {
   toStoredChunk,
 } from "./rows.js";
 import { DIMS_META_KEY, openLayout, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
-import { hexInto, TermCountPages } from "./terms.js";
+import { HexBlobs } from "./terms.js";
 import { VectorIndex } from "./vectors.js";
 
 /**
@@ -53,7 +53,7 @@ import { VectorIndex } from "./vectors.js";
 export const GENERATION_META_KEY = "store-sqlite.generation";
 
 /**
- * Chunks per page of {@link SqliteDriver.scanChunks} and `scanTermCounts`. A page's rows, hex
+ * Chunks per page of {@link SqliteDriver.scanTermCounts}. A page's rows, hex
  * strings and decoded arrays are alive at once: at 100k chunks, pages of 250 instead of 1,000 kept
  * the embedded `bench perf` peak RSS ~8 MB lower (paired runs), for the same search CPU.
  */
@@ -95,6 +95,9 @@ const SQL = {
     WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?`,
   termNames: `SELECT id, term FROM ${TERM_IDS_TABLE} WHERE id IN (SELECT value FROM json_each(?))`,
 } as const;
+
+/** A scanned chunk's id, path, tier, source, start and end line (`SQL.scanPage`). */
+type ChunkLabels = [string, string, string, string, number, number];
 
 /** The open connection and what is built on it. */
 interface Open {
@@ -385,49 +388,16 @@ export class SqliteDriver implements StoreDriver {
   }
 
   /**
-   * See `MemoryStore.scanChunks`: the pages of {@link scanTermCounts} with each chunk's terms
-   * spelt out (in term-id order).
-   */
-  async *scanChunks(): AsyncIterable<IndexedChunk[]> {
-    const names = new Map<number, string>();
-    for await (const page of this.scanTermCounts({ names: true, chunks: true })) {
-      for (const [id, term] of page.names ?? []) names.set(id, term);
-      let start = 0;
-      yield (page.chunks ?? []).map((chunk, i): IndexedChunk => {
-        const terms: string[] = [];
-        const end = page.ends[i] as number;
-        for (let at = start; at < end; at++) {
-          const term = names.get(page.ids[at] as number) as string;
-          for (let n = page.counts[at] as number; n > 0; n--) terms.push(term);
-        }
-        start = end;
-        // The page's vectors are reused by the next page: each chunk gets its own copy.
-        return { ...chunk, embedding: chunk.embedding?.slice() ?? null, terms };
-      });
-    }
-  }
-
-  /**
    * See `MemoryStore.scanTermCounts`: every chunk in rowid order, {@link SCAN_PAGE_ROWS} at a
    * time, each page one read: its `chunk_terms` blob decoded into term ids and counts (the ids of
    * `term_ids`, named from there), and with `chunks` its row and vector (from the plain vectors
-   * table; views of an array the next page reuses).
+   * table; views of an array the next page reuses). Blobs come as hex text (see `HexBlobs`).
    */
   async *scanTermCounts(options: TermCountsScan = {}): AsyncIterable<TermCountsPage> {
-    type Row = [
-      rowid: number,
-      terms: string | null,
-      id: string,
-      path: string,
-      tier: string,
-      source: string,
-      startLine: number,
-      endLine: number,
-      embedding: string | null,
-    ];
+    type Row = [rowid: number, terms: string | null, ...chunk: ChunkLabels, vector: string | null];
     const pages = new TermCountPages();
-    // The page's vectors, reused from page to page (see `hexInto` for why they come as hex).
-    let vectorScratch = new Float32Array(0);
+    const terms = new HexBlobs();
+    const vectors = new HexBlobs();
     for (let after = -1; ; ) {
       const read = this.use("read chunks", ({ sql }) =>
         sql.db.transaction(() => {
@@ -435,36 +405,20 @@ export class SqliteDriver implements StoreDriver {
             .get(options.chunks ? SQL.scanPage : SQL.scanTerms)
             .raw()
             .all(after, SCAN_PAGE_ROWS) as Row[];
-          const { page, unnamed } = pages.read(rows.map((row) => row[1]));
+          terms.read(rows.map((row) => row[1]));
+          const { page, unnamed } = pages.read(terms.bytes, terms.ends, rows.length);
           if (options.names) {
             const named = sql.get(SQL.termNames).raw().all(JSON.stringify(unnamed));
             page.names = new Map(named as Array<[number, string]>);
           }
           if (options.chunks) {
-            let vectorBytes = 0;
-            for (const row of rows) vectorBytes += row[8] ? row[8].length / 2 : 0;
-            if (vectorBytes > vectorScratch.byteLength) {
-              vectorScratch = new Float32Array(Math.ceil(vectorBytes / 4) + 1024);
-            }
-            const bytes = new Uint8Array(vectorScratch.buffer);
-            let at = 0;
-            page.chunks = rows.map((row) => {
-              const hex = row[8];
-              let embedding: Float32Array | null = null;
-              if (hex) {
-                const end = hexInto(hex, bytes, at);
-                embedding = vectorScratch.subarray(at / 4, end / 4);
-                at = end;
-              }
-              return {
-                id: row[2],
-                path: row[3],
-                tier: row[4],
-                source: row[5],
-                startLine: row[6],
-                endLine: row[7],
-                embedding,
-              };
+            const { bytes, ends } = vectors.read(rows.map((row) => row[8]));
+            const floats = new Float32Array(bytes.buffer, 0, bytes.length >> 2);
+            page.chunks = rows.map(([, , id, path, tier, source, startLine, endLine], i) => {
+              const start = i ? (ends[i - 1] as number) : 0;
+              const end = ends[i] as number;
+              const embedding = end > start ? floats.subarray(start >> 2, end >> 2) : null;
+              return { id, path, tier, source, startLine, endLine, embedding };
             });
           }
           return { page, last: rows[rows.length - 1]?.[0] };

@@ -84,7 +84,7 @@ describe("misuse", () => {
       store.getChunksById?.(["x"]) ?? Promise.resolve(),
       store.getVectors?.(["x"]) ?? Promise.resolve(),
       (async () => {
-        for await (const _ of store.scanChunks?.() ?? []) break;
+        for await (const _ of store.scanTermCounts?.({}) ?? []) break;
       })(),
     ];
     for (const call of calls) expect((await failure(call)).code).toBe("CLOSED");

@@ -12,7 +12,7 @@ import { FTS_TABLE } from "../src/schema.js";
 import { type Answers, answersFor, upsert, useTempStores } from "./helpers.js";
 
 // core's withMemoryIndex in front of a real SQLite store: the in-memory index loads from the
-// store's scanChunks, follows writes by the store's generation and ranks as FTS5 and sqlite-vec do.
+// store's scanTermCounts, follows writes by the store's generation and ranks as FTS5 and sqlite-vec do.
 
 const temp = useTempStores();
 const DIMS = 8;

@@ -112,7 +112,7 @@ describe("SqliteStore.scanTermCounts", () => {
     }
   });
 
-  it("scanChunks spells the same terms out; deleted and replaced chunks are gone", async () => {
+  it("deleted and replaced chunks are gone, replaced ones with their new terms", async () => {
     const dir = await temp.dir();
     const store = await temp.open({ path: join(dir, "index.sqlite") });
     await store.reset({ dims: DIMS });
@@ -129,11 +129,6 @@ describe("SqliteStore.scanTermCounts", () => {
       embedding: [1, 0, 0, 0, 0, 0],
     });
     expect([...chunks.keys()].some((id) => id.startsWith("notes/000.md"))).toBe(false);
-    const spelt = new Map<string, string[]>();
-    for await (const page of store.scanChunks?.() ?? []) {
-      for (const chunk of page) spelt.set(chunk.id, [...chunk.terms].sort());
-    }
-    expect(spelt).toEqual(new Map([...chunks].map(([id, chunk]) => [id, chunk.terms])));
   });
 
   it("scans a keyword-only store: no vectors", async () => {

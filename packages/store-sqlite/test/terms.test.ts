@@ -1,17 +1,10 @@
 import { join } from "node:path";
-import type { MemoryStore } from "@engram/core/driver";
+import { type MemoryStore, TermCountReader } from "@engram/core/driver";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { StatementCache } from "../src/connection.js";
 import { CHUNK_TERMS_TABLE, openLayout, TERM_IDS_TABLE } from "../src/schema.js";
 import { TermDictionary } from "../src/term-dictionary.js";
-import {
-  TermCountEncoder,
-  TermCountReader,
-  VarintReader,
-  varintLength,
-  writeVarint,
-} from "../src/terms.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -170,43 +163,5 @@ describe("each chunk's term counts (the postings' source)", () => {
     expectTerms(capped, everyId());
     expectTerms(capped, everyId().reverse());
     db.close();
-  });
-
-  it("encodes counts as varints and reads them back, ids ascending", () => {
-    const ids = new Map([
-      ["x", 5],
-      ["y", 300],
-      ["z", 70_000],
-    ]);
-    const unknown = new Set<string>();
-    const encoder = new TermCountEncoder();
-    const blob = encoder.encode(["y", "z", "x", "y"], new Map(), (t) => ids.get(t), unknown);
-    expect(unknown.size).toBe(0);
-    const pairs: Array<[number, number]> = [];
-    const reader = new TermCountReader();
-    for (reader.read(blob as Buffer); reader.next(); ) pairs.push([reader.id, reader.count]);
-    expect(pairs).toEqual([
-      [5, 1],
-      [300, 2],
-      [70_000, 1],
-    ]);
-    // A term without an id: no blob, the term reported, and the next chunk unaffected.
-    expect(encoder.encode(["x", "w"], ids, () => undefined, unknown)).toBeUndefined();
-    expect([...unknown]).toEqual(["w"]);
-    const again = encoder.encode(["x"], ids, () => undefined, unknown) as Buffer;
-    expect([...again]).toEqual([5, 1]);
-  });
-
-  it("reads varints up to 2^53 and refuses one cut off", () => {
-    const values = [0, 1, 127, 128, 16_383, 16_384, 2 ** 31, 2 ** 53 - 1];
-    const bytes = new Uint8Array(values.reduce((n, v) => n + varintLength(v), 0));
-    let pos = 0;
-    for (const value of values) pos = writeVarint(bytes, pos, value);
-    expect(pos).toBe(bytes.length);
-    const reader = new VarintReader(bytes);
-    expect(values.map(() => reader.next())).toEqual(values);
-    expect(reader.more).toBe(false);
-    // 128 takes bytes 3 and 4: a range ending after byte 3 cuts it off.
-    expect(() => new VarintReader(bytes, 3, 4).next()).toThrow(RangeError);
   });
 });

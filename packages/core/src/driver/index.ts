@@ -179,3 +179,9 @@ export {
   type OptionsSchema,
   parseStoreOptions,
 } from "./store-options.js";
+export {
+  encodeTermCounts,
+  TermCountEncoder,
+  TermCountPages,
+  TermCountReader,
+} from "./term-counts.js";
