@@ -5,6 +5,10 @@ import {
   type ChunkRecord,
   EngramError,
   type FileRecord,
+  fileIdentity,
+  mayReplace,
+  moveAside,
+  OpenMarks,
   RECOVERY_META_KEY,
   type SearchFilter,
   type Source,
@@ -25,10 +29,9 @@ import {
   damageReason,
   IndexDamage,
   isDamage,
-  mayReplace,
-  moveAside,
-  OpenMarks,
   quickCheck,
+  SQLITE_FILES,
+  SQLITE_MAGIC,
   sqliteFailure,
 } from "./failures.js";
 import { FullTextIndex } from "./fulltext.js";
@@ -220,9 +223,9 @@ export class SqliteDriver implements StoreDriver {
    */
   private recover(reason: string, error: unknown, found: string | undefined): void {
     this.disconnect();
-    if (!mayReplace(this.path)) throw error;
+    if (!mayReplace(this.path, SQLITE_MAGIC)) throw error;
     const replacedMeanwhile = found !== undefined && fileIdentity(this.path) !== found;
-    const movedTo = replacedMeanwhile ? undefined : moveAside(this.path);
+    const movedTo = replacedMeanwhile ? undefined : moveAside(this.path, SQLITE_FILES);
     this.connection = this.connect(false);
     if (replacedMeanwhile) return;
     const note: StoreRecovery = {
@@ -558,12 +561,6 @@ function readMeta(sql: StatementCache, key: string): string | undefined {
 function readDims(sql: StatementCache): number | null {
   const value = readMeta(sql, DIMS_META_KEY);
   return value === undefined ? null : Number(value);
-}
-
-/** `dev:ino` of the file at `path`, or `missing`. */
-function fileIdentity(path: string): string {
-  const info = statSync(path, { throwIfNoEntry: false });
-  return info ? `${info.dev}:${info.ino}` : "missing";
 }
 
 function fileSize(path: string): number {

@@ -164,6 +164,13 @@ export {
   type LabelPredicate,
   matchesNothing,
 } from "./filter.js";
+export {
+  fileIdentity,
+  type MoveAside,
+  mayReplace,
+  moveAside,
+  OpenMarks,
+} from "./index-file.js";
 export type * from "./records.js";
 export {
   describeRecovery,
