@@ -85,13 +85,6 @@ export function isDamage(error: unknown): boolean {
   return code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB";
 }
 
-/** What a damage error says, e.g. `database disk image is malformed (SQLITE_CORRUPT)`. */
-export function damageReason(error: unknown): string {
-  const code = isSqliteError(error) ? error.code : undefined;
-  const message = error instanceof Error ? error.message : String(error);
-  return code ? `${message} (${code})` : message;
-}
-
 /**
  * SQLite's `quick_check` (every page and index entry is readable and well-formed; O(N), without
  * the cross-checks of `integrity_check`). Returns null when it passes, else its first complaint.

@@ -1,14 +1,10 @@
-import { mkdirSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { statSync } from "node:fs";
 import {
   type CheckedBatch,
   type ChunkRecord,
   EngramError,
   type FileRecord,
-  fileIdentity,
-  mayReplace,
-  moveAside,
-  OpenMarks,
+  IndexFile,
   RECOVERY_META_KEY,
   type SearchFilter,
   type Source,
@@ -16,9 +12,7 @@ import {
   type StoreDriver,
   type StoredChunk,
   type StoreHit,
-  type StoreRecovery,
   type StoreStats,
-  storeNotInitialisedError,
   TermCountPages,
   type TermCountsPage,
   type TermCountsScan,
@@ -26,7 +20,6 @@ import {
 import { isInMemory, openConnection, StatementCache } from "./connection.js";
 import type { ResolvedOptions } from "./factory.js";
 import {
-  damageReason,
   IndexDamage,
   isDamage,
   quickCheck,
@@ -127,12 +120,8 @@ export class SqliteDriver implements StoreDriver {
 
   private readonly path: string;
   private readonly options: ResolvedOptions;
-  private connection: Open | undefined;
-  /** `dev:ino` of the file the connection has open, to notice it being deleted or replaced. */
-  private identity: string | undefined;
-  /** Set when a statement found the file damaged: {@link refresh} replaces it. */
-  private damaged: { reason: string; error: unknown } | undefined;
-  private readonly marks: OpenMarks;
+  /** The connection, which heals a damaged file (core's `IndexFile`). */
+  private readonly file: IndexFile<Open>;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -146,47 +135,35 @@ export class SqliteDriver implements StoreDriver {
       atomicWrites: true,
     };
     this.keyValue = new SqliteKeyValue((fn) => this.use("use the key-value map", (o) => fn(o.sql)));
-    this.marks = new OpenMarks(this.path);
+    this.file = new IndexFile<Open>({
+      path: this.path,
+      persistent: !isInMemory(this.path),
+      name: "SQLite store",
+      magic: SQLITE_MAGIC,
+      files: SQLITE_FILES,
+      connect: (check) => this.connect(check),
+      disconnect: (open) => open.sql.db.close(),
+      isDamage,
+      note: (open, recovery) =>
+        open.sql.get(SQL.setMeta).run(RECOVERY_META_KEY, JSON.stringify([recovery])),
+    });
   }
 
   /**
-   * Open (creating) the database. A damaged file engram may replace (one in an `.engram` folder,
-   * or a SQLite file) is moved aside and an empty index started, with a {@link StoreRecovery}
-   * note for the next sync; when a process that had it open never closed it, `quick_check` runs
-   * first.
+   * Open (creating) the database; a damaged one is moved aside for an empty index (when a process
+   * that had it open never closed it, `quick_check` runs first).
    */
   async open(): Promise<void> {
-    const persistent = !isInMemory(this.path);
-    const unclean = persistent && this.marks.sweep();
-    const before = persistent ? fileIdentity(this.path) : undefined;
-    try {
-      this.connection = this.connect(unclean);
-    } catch (error) {
-      if (!persistent || !isDamage(error)) throw error;
-      this.recover(damageReason(error), error, before);
-    }
-    if (persistent) this.marks.mark();
+    this.file.open();
   }
 
-  /**
-   * Reopen the index when its file was deleted or replaced since it was opened (e.g. `.engram/`
-   * removed while `engram watch` runs, or another process moved a damaged one aside), and move a
-   * file found damaged since aside for an empty one. True when this store now holds other data.
-   */
+  /** Reopen a file deleted or replaced since, and replace one found damaged since (`IndexFile`). */
   async refresh(): Promise<boolean> {
-    if (isInMemory(this.path)) return false;
-    if (this.damaged && this.connection) {
-      const { reason, error } = this.damaged;
-      this.recover(reason, error, this.identity);
-      return true;
-    }
-    if (this.connection && fileIdentity(this.path) === this.identity) return false;
-    this.disconnect();
-    this.marks.unmark(); // it may have gone with the folder: leave a new one
-    // Its folder went with it (`rm -rf .engram`): it existed when the store opened, so restore it.
-    mkdirSync(dirname(this.path), { recursive: true });
-    await this.open();
-    return true;
+    return this.file.refresh();
+  }
+
+  async close(): Promise<void> {
+    this.file.close();
   }
 
   /** Open the connection and what is built on it; `check`: run `quick_check` first. */
@@ -207,53 +184,10 @@ export class SqliteDriver implements StoreDriver {
         vectors: this.options.vectors ? new VectorIndex(sql) : null,
       };
       this.checkVectorSpace(open);
-      this.identity = isInMemory(this.path) ? undefined : fileIdentity(this.path);
-      this.damaged = undefined;
       return open;
     } catch (error) {
       db?.close();
       throw error;
-    }
-  }
-
-  /**
-   * Replace the damaged file (found as `found`, its identity then) with an empty index and leave a
-   * note saying so. When another process replaced it meanwhile, only reconnect to its new one. A
-   * file engram may not replace is reported as before, untouched.
-   */
-  private recover(reason: string, error: unknown, found: string | undefined): void {
-    this.disconnect();
-    if (!mayReplace(this.path, SQLITE_MAGIC)) throw error;
-    const replacedMeanwhile = found !== undefined && fileIdentity(this.path) !== found;
-    const movedTo = replacedMeanwhile ? undefined : moveAside(this.path, SQLITE_FILES);
-    this.connection = this.connect(false);
-    if (replacedMeanwhile) return;
-    const note: StoreRecovery = {
-      at: new Date().toISOString(),
-      reason,
-      ...(movedTo ? { movedTo } : {}),
-    };
-    this.connection.sql.get(SQL.setMeta).run(RECOVERY_META_KEY, JSON.stringify([note]));
-  }
-
-  /** Close the connection (if any) without closing the store. */
-  private disconnect(): void {
-    const open = this.connection;
-    this.connection = undefined;
-    try {
-      open?.sql.db.close();
-    } catch {
-      // a damaged or vanished file may refuse a clean close; the handle is gone either way
-    }
-  }
-
-  async close(): Promise<void> {
-    const open = this.connection;
-    this.connection = undefined;
-    try {
-      open?.sql.db.close();
-    } finally {
-      this.marks.unmark();
     }
   }
 
@@ -454,21 +388,9 @@ export class SqliteDriver implements StoreDriver {
     });
   }
 
-  /**
-   * Run `fn` on the open connection (the kit calls the driver only while the store is open); an
-   * error that shows the file damaged is remembered for {@link refresh}.
-   */
+  /** Run `fn` on the open connection (see `IndexFile.use`). */
   private use<T>(action: string, fn: (open: Open) => T): T {
-    const open = this.connection;
-    if (!open) throw storeNotInitialisedError("SQLite store", action); // after a failed reopen
-    try {
-      return fn(open);
-    } catch (error) {
-      if (isDamage(error) && !isInMemory(this.path)) {
-        this.damaged ??= { reason: damageReason(error), error };
-      }
-      throw error;
-    }
+    return this.file.use(action, fn);
   }
 
   /**

@@ -12,9 +12,162 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { holderState, type LockHolder, thisProcess } from "../workspace/lock-holder.js";
+import type { StoreRecovery } from "./recovery.js";
+import { storeNotInitialisedError } from "./state-errors.js";
 
-// Helpers for a store kept in one file, which is a cache of the Markdown files: a damaged one is
-// moved aside for an empty index, and a process that never closed it is noticed.
+// A store kept in one file, which is a cache of the Markdown files: a damaged one is moved aside
+// for an empty index, and a process that never closed it is noticed (see `IndexFile`).
+
+/** What {@link IndexFile} needs of a store's backend. */
+export interface IndexFileBackend<Connection> {
+  /** The file. */
+  readonly path: string;
+  /** False for a backend in memory: nothing to check, replace or mark. */
+  readonly persistent: boolean;
+  /** The store as messages name it, e.g. `SQLite store`. */
+  readonly name: string;
+  /** The first bytes of every file of the backend (see {@link mayReplace}). */
+  readonly magic: string;
+  /** The files beside it that move with it or go (see {@link moveAside}). */
+  readonly files?: MoveAside;
+  /**
+   * Open the file (creating it). `check`: a process that had it open never closed it, so look
+   * for damage first. Throws what it meets, damage included.
+   */
+  connect(check: boolean): Connection;
+  /** Close a connection (a damaged or vanished file may refuse: the caller ignores it then). */
+  disconnect(connection: Connection): void;
+  /** True for an error that shows the file damaged. */
+  isDamage(error: unknown): boolean;
+  /** Leave `recovery` in the new, empty index for the next sync (under `RECOVERY_META_KEY`). */
+  note(connection: Connection, recovery: StoreRecovery): void;
+}
+
+/**
+ * The connection to a store's file, which heals itself: a damaged file engram may replace (one in
+ * an `.engram` folder, or one with the backend's header) is moved aside and an empty index
+ * started, with a {@link StoreRecovery} note, on open or by {@link refresh} after a call met the
+ * damage; a file deleted or replaced since it was opened is opened again by {@link refresh}; after
+ * a process that had it open never closed it, `connect` is asked to check it ({@link OpenMarks}).
+ */
+export class IndexFile<Connection> {
+  #connection: Connection | undefined;
+  /** `dev:ino` of the file the connection has open, to notice it being deleted or replaced. */
+  #identity: string | undefined;
+  /** Set when a call found the file damaged: {@link refresh} replaces it. */
+  #damaged: { reason: string; error: unknown } | undefined;
+  readonly #marks: OpenMarks;
+
+  constructor(private readonly backend: IndexFileBackend<Connection>) {
+    this.#marks = new OpenMarks(backend.path);
+  }
+
+  /** Open (creating) the file, replacing it when it is damaged. */
+  open(): void {
+    const { persistent, path } = this.backend;
+    const unclean = persistent && this.#marks.sweep();
+    const before = persistent ? fileIdentity(path) : undefined;
+    try {
+      this.#connect(unclean);
+    } catch (error) {
+      if (!persistent || !this.backend.isDamage(error)) throw error;
+      this.#recover(damageReason(error), error, before);
+    }
+    if (persistent) this.#marks.mark();
+  }
+
+  /**
+   * Reopen the file when it was deleted or replaced since it was opened (e.g. `.engram/` removed
+   * while `engram watch` runs, or another process moved a damaged one aside), and replace a file
+   * found damaged since. True when the store now holds other data.
+   */
+  refresh(): boolean {
+    if (!this.backend.persistent) return false;
+    if (this.#damaged && this.#connection !== undefined) {
+      const { reason, error } = this.#damaged;
+      this.#recover(reason, error, this.#identity);
+      return true;
+    }
+    if (this.#connection !== undefined && fileIdentity(this.backend.path) === this.#identity) {
+      return false;
+    }
+    this.#disconnect();
+    this.#marks.unmark(); // it may have gone with the folder: leave a new one
+    // Its folder went with it (`rm -rf .engram`): it existed when the store opened, so restore it.
+    mkdirSync(dirname(this.backend.path), { recursive: true });
+    this.open();
+    return true;
+  }
+
+  /** Close the connection and remove this process's open mark. */
+  close(): void {
+    const connection = this.#connection;
+    this.#connection = undefined;
+    try {
+      if (connection !== undefined) this.backend.disconnect(connection);
+    } finally {
+      this.#marks.unmark();
+    }
+  }
+
+  /** Run `fn` on the connection; an error that shows the file damaged is kept for {@link refresh}. */
+  use<T>(action: string, fn: (connection: Connection) => T): T {
+    const connection = this.#connection;
+    // None after a failed reopen (the kit calls the driver only while the store is open).
+    if (connection === undefined) throw storeNotInitialisedError(this.backend.name, action);
+    try {
+      return fn(connection);
+    } catch (error) {
+      if (this.backend.persistent && this.backend.isDamage(error)) {
+        this.#damaged ??= { reason: damageReason(error), error };
+      }
+      throw error;
+    }
+  }
+
+  #connect(check: boolean): Connection {
+    const connection = this.backend.connect(check);
+    this.#connection = connection;
+    this.#identity = this.backend.persistent ? fileIdentity(this.backend.path) : undefined;
+    this.#damaged = undefined;
+    return connection;
+  }
+
+  /**
+   * Replace the damaged file (found as `found`, its identity then) with an empty index and leave a
+   * note saying so. When another process replaced it meanwhile, only reconnect to its new one. A
+   * file engram may not replace is reported as before, untouched.
+   */
+  #recover(reason: string, error: unknown, found: string | undefined): void {
+    const { path, magic, files } = this.backend;
+    this.#disconnect();
+    if (!mayReplace(path, magic)) throw error;
+    const replacedMeanwhile = found !== undefined && fileIdentity(path) !== found;
+    const movedTo = replacedMeanwhile ? undefined : moveAside(path, files);
+    const connection = this.#connect(false);
+    if (replacedMeanwhile) return;
+    const at = new Date().toISOString();
+    this.backend.note(connection, { at, reason, ...(movedTo ? { movedTo } : {}) });
+  }
+
+  /** Close the connection (if any) without closing the store. */
+  #disconnect(): void {
+    const connection = this.#connection;
+    this.#connection = undefined;
+    try {
+      if (connection !== undefined) this.backend.disconnect(connection);
+    } catch {
+      // a damaged or vanished file may refuse a clean close; the handle is gone either way
+    }
+  }
+}
+
+/** What a damage error says, e.g. `database disk image is malformed (SQLITE_CORRUPT)`. */
+function damageReason(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === "string" ? `${message} (${code})` : message;
+}
 
 /** `dev:ino` of the file at `path`, or `missing`: whether it was deleted or replaced since. */
 export function fileIdentity(path: string): string {

@@ -164,13 +164,7 @@ export {
   type LabelPredicate,
   matchesNothing,
 } from "./filter.js";
-export {
-  fileIdentity,
-  type MoveAside,
-  mayReplace,
-  moveAside,
-  OpenMarks,
-} from "./index-file.js";
+export { IndexFile, type IndexFileBackend, type MoveAside } from "./index-file.js";
 export type * from "./records.js";
 export {
   describeRecovery,
