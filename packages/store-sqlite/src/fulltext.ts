@@ -1,5 +1,6 @@
 import {
   type ChunkRecord,
+  compareChunkOrder,
   compileLabelFilter,
   rankWithCommonTerms,
   type SearchFilter,
@@ -11,7 +12,6 @@ import {
   type ChunkRow,
   chunkColumns,
   chunkRowsByRowid,
-  compareRowOrder,
   filterConditions,
   tieOrder,
 } from "./rows.js";
@@ -225,7 +225,7 @@ export class FullTextIndex {
     const kept = ranked
       .filter((row): row is RankedRow => row.id != null)
       .filter((row) => !accept || accept(row.tier, row.source))
-      .sort((a, b) => a.rank - b.rank || compareRowOrder(a, b));
+      .sort((a, b) => a.rank - b.rank || compareChunkOrder(a, b));
     let lastRank = Number.NEGATIVE_INFINITY; // a loop: `ranked` may be too long to spread
     for (const row of ranked) if (row.rank > lastRank) lastRank = row.rank;
     const kth = kept[k - 1];

@@ -1,51 +1,17 @@
-import {
-  compareChunkOrder,
-  type FileRecord,
-  type SearchFilter,
-  type StoredChunk,
-} from "@engram/core/driver";
+import type { SearchFilter, StoredChunk } from "@engram/core/driver";
 import type { StatementCache } from "./connection.js";
 
-/** A `files` row. */
-export interface FileRow {
-  path: string;
-  source: string;
-  tier: string;
-  hash: string;
-  mtime_ms: number;
-  size: number;
-}
+/** The `files` columns as a `FileRecord`'s fields. */
+export const FILE_COLUMNS = "path, source, tier, hash, mtime_ms AS mtimeMs, size";
 
-/** A `chunks` row (the columns every chunk query selects). */
-export interface ChunkRow {
-  rowid: number;
-  id: string;
-  path: string;
-  source: string;
-  tier: string;
-  start_line: number;
-  end_line: number;
-  headings: string;
-  text: string;
-  hash: string;
-}
+/** A `chunks` row as every chunk query selects it ({@link chunkColumns}): headings as JSON. */
+export type ChunkRow = Omit<StoredChunk, "headings"> & { rowid: number; headings: string };
 
 /** The columns of {@link ChunkRow}, qualified by `alias`. */
-export function chunkColumns(alias: string): string {
-  return [
-    "rowid",
-    "id",
-    "path",
-    "source",
-    "tier",
-    "start_line",
-    "end_line",
-    "headings",
-    "text",
-    "hash",
-  ]
-    .map((column) => `${alias}.${column} AS ${column}`)
-    .join(", ");
+export function chunkColumns(a: string): string {
+  return `${a}.rowid AS rowid, ${a}.id AS id, ${a}.path AS path, ${a}.source AS source,
+    ${a}.tier AS tier, ${a}.start_line AS startLine, ${a}.end_line AS endLine,
+    ${a}.headings AS headings, ${a}.text AS text, ${a}.hash AS hash`;
 }
 
 /** The chunk rows with these rowids, in no particular order (missing rowids are left out). */
@@ -66,33 +32,15 @@ export function tieOrder(alias: string): string {
   return `${alias}.path, ${alias}.start_line, ${alias}.end_line, ${alias}.id`;
 }
 
-/** {@link tieOrder} on rows read into JS: the contract's order (`compareChunkOrder`). */
-export function compareRowOrder(a: ChunkRow, b: ChunkRow): number {
-  return compareChunkOrder(
-    { path: a.path, startLine: a.start_line, endLine: a.end_line, id: a.id },
-    { path: b.path, startLine: b.start_line, endLine: b.end_line, id: b.id },
-  );
-}
-
-export function toFileRecord(row: FileRow): FileRecord {
-  return {
-    path: row.path,
-    source: row.source,
-    tier: row.tier as FileRecord["tier"],
-    hash: row.hash,
-    mtimeMs: row.mtime_ms,
-    size: row.size,
-  };
-}
-
+/** A chunk row as the contract's chunk. */
 export function toStoredChunk(row: ChunkRow): StoredChunk {
   return {
     id: row.id,
     path: row.path,
     source: row.source,
-    tier: row.tier as StoredChunk["tier"],
-    startLine: row.start_line,
-    endLine: row.end_line,
+    tier: row.tier,
+    startLine: row.startLine,
+    endLine: row.endLine,
     headings: JSON.parse(row.headings) as string[],
     text: row.text,
     hash: row.hash,
@@ -141,11 +89,6 @@ export function filterConditions(
     params.push(filter.pathPrefix, filter.pathPrefix, filter.pathPrefix);
   }
   return { sql: parts.join(" "), params };
-}
-
-/** True when the filter restricts by path prefix (which vec0 cannot do during KNN). */
-export function hasPathPrefix(filter: SearchFilter | undefined): boolean {
-  return Boolean(filter?.pathPrefix);
 }
 
 /** `vector` scaled to unit length (float32), or undefined for a zero or non-finite vector. */

@@ -29,14 +29,7 @@ import {
 } from "./failures.js";
 import { FullTextIndex } from "./fulltext.js";
 import { SqliteKeyValue } from "./key-value.js";
-import {
-  blobToVector,
-  type ChunkRow,
-  chunkColumns,
-  type FileRow,
-  toFileRecord,
-  toStoredChunk,
-} from "./rows.js";
+import { blobToVector, type ChunkRow, chunkColumns, FILE_COLUMNS, toStoredChunk } from "./rows.js";
 import { DIMS_META_KEY, openLayout, TERM_IDS_TABLE, tableExists, VEC_TABLE } from "./schema.js";
 import { HexBlobs } from "./terms.js";
 import { VectorIndex } from "./vectors.js";
@@ -60,9 +53,9 @@ const SQL = {
   setMeta: `INSERT INTO meta (key, value) VALUES (?, ?)
     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
   deleteMeta: "DELETE FROM meta WHERE key = ?",
-  getFile: "SELECT * FROM files WHERE path = ?",
-  listFiles: "SELECT * FROM files ORDER BY path",
-  listFilesOfSource: "SELECT * FROM files WHERE source = ? ORDER BY path",
+  getFile: `SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`,
+  listFiles: `SELECT ${FILE_COLUMNS} FROM files ORDER BY path`,
+  listFilesOfSource: `SELECT ${FILE_COLUMNS} FROM files WHERE source = ? ORDER BY path`,
   upsertFile: `INSERT INTO files (path, source, tier, hash, mtime_ms, size) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (path) DO UPDATE SET source = excluded.source, tier = excluded.tier,
       hash = excluded.hash, mtime_ms = excluded.mtime_ms, size = excluded.size`,
@@ -229,19 +222,17 @@ export class SqliteDriver implements StoreDriver {
 
   async getFile(path: string): Promise<FileRecord | undefined> {
     return this.use("read a file record", ({ sql }) => {
-      const row = sql.get(SQL.getFile).get(path) as FileRow | undefined;
-      return row && toFileRecord(row);
+      return sql.get(SQL.getFile).get(path) as FileRecord | undefined;
     });
   }
 
   async listFiles(source: Source | undefined): Promise<FileRecord[]> {
     return this.use("list files", ({ sql }) => {
-      const rows = (
+      return (
         source === undefined
           ? sql.get(SQL.listFiles).all()
           : sql.get(SQL.listFilesOfSource).all(source)
-      ) as FileRow[];
-      return rows.map(toFileRecord);
+      ) as FileRecord[];
     });
   }
 

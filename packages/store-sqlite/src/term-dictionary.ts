@@ -137,11 +137,6 @@ export class TermDictionary {
     return (id) => this.#terms[id] ?? read.get(id);
   }
 
-  /** The ids of those `terms` that have one, read from the table. */
-  lookup(terms: readonly string[]): Map<string, number> {
-    return new Map(this.#select(JSON.stringify(terms)));
-  }
-
   /** The write transaction rolled back: ids it numbered were never assigned. */
   rolledBack(): void {
     this.#ids.clear();

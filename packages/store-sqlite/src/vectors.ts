@@ -1,12 +1,9 @@
-import type { Filterable, SearchFilter } from "@engram/core/driver";
+import { compareChunkOrder, type Filterable, type SearchFilter } from "@engram/core/driver";
 import type { StatementCache } from "./connection.js";
 import {
   type ChunkRow,
   chunkColumns,
-  compareRowOrder,
   filterConditions,
-  hasPathPrefix,
-  tieOrder,
   toUnitLength,
   vectorToBlob,
 } from "./rows.js";
@@ -87,7 +84,7 @@ export class VectorIndex {
    * an exact scan with `vec_distance_cosine` over the filtered rows of the plain vectors table.
    */
   nearest(query: Float32Array, k: number, filter: SearchFilter | undefined): ScoredRow[] {
-    if (k > MAX_KNN_K || hasPathPrefix(filter)) return this.scan(query, k, filter);
+    if (k > MAX_KNN_K || filter?.pathPrefix) return this.scan(query, k, filter);
     const unit = toUnitLength(query);
     if (!unit) return []; // a zero query has no cosine similarity
     // Each query scans every vector whatever `fetch` is: ask for enough rows at once that the last
@@ -133,7 +130,7 @@ export class VectorIndex {
     for (const row of all) farthest = Math.max(farthest, (row.l2 * row.l2) / 2);
     const rows = all
       .filter((row) => row.id != null && row.distance != null)
-      .sort((a, b) => a.distance - b.distance || compareRowOrder(a, b));
+      .sort((a, b) => a.distance - b.distance || compareChunkOrder(a, b));
     return { rows, found: all.length, farthest };
   }
 
@@ -148,7 +145,7 @@ export class VectorIndex {
         WHERE 1 ${where.sql}
       ) AS c
       WHERE c.distance IS NOT NULL
-      ORDER BY c.distance, ${tieOrder("c")}
+      ORDER BY c.distance, c.path, c.startLine, c.endLine, c.id
       LIMIT ?`;
     return this.statement(sql).all(vectorToBlob(query), ...where.params, k) as ScoredRow[];
   }
