@@ -4,6 +4,7 @@ import {
   type MemoryStore,
   parseStoreOptions,
   type StoreFactory,
+  withoutDeprecatedOptions,
 } from "@engram/core/driver";
 import * as v from "valibot";
 import { isInMemory } from "./connection.js";
@@ -58,11 +59,7 @@ const strict = <E extends v.ObjectEntries>(shape: E) =>
     issue.expected === "never" ? "left out: the SQLite store has no such option" : "an object",
   );
 const storeOptions = strict(entries) satisfies v.GenericSchema<SqliteStoreOptions, unknown>;
-const factoryOptions = strict({
-  ...entries,
-  path: v.optional(entries.path),
-  ...Object.fromEntries(DEPRECATED_OPTION_NAMES.map((name) => [name, v.optional(v.unknown())])),
-});
+const factoryOptions = strict({ ...entries, path: v.optional(entries.path) });
 
 /** {@link SqliteStoreOptions} with every default applied. */
 export type ResolvedOptions = v.InferOutput<typeof storeOptions>;
@@ -84,20 +81,14 @@ export function createSqliteStore(options: SqliteStoreOptions): MemoryStore {
  * @throws EngramError `CONFIG_INVALID` for an option it does not take or a value out of range.
  */
 export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFactory {
-  const deprecated = DEPRECATED_OPTION_NAMES.filter((name) => name in options);
-  if (deprecated.length) {
-    process.emitWarning(
-      `the sqlite store ignores ${deprecated.map((key) => `"${key}"`).join(", ")}: it keeps no copy of the index in memory any more (long-lived processes such as engram watch and mcp put core's in-memory index in front of it); remove ${deprecated.length > 1 ? "them" : "it"} from store.options`,
-      { code: "ENGRAM_DEPRECATED_OPTION" },
-    );
-  }
-  parseStoreOptions("sqlite", factoryOptions, options);
-  const { path: configured, ...rest } = options;
-  const kept = Object.fromEntries(
-    Object.entries(rest).filter(
-      ([name]) => !(DEPRECATED_OPTION_NAMES as readonly string[]).includes(name),
-    ),
+  const kept = withoutDeprecatedOptions(
+    "sqlite",
+    options,
+    DEPRECATED_OPTION_NAMES,
+    "it keeps no copy of the index in memory any more (long-lived processes such as engram watch and mcp put core's in-memory index in front of it)",
   );
+  parseStoreOptions("sqlite", factoryOptions, kept);
+  const { path: configured, ...rest } = kept;
   return ({ workspace, indexDir }) => {
     const path =
       configured === undefined
@@ -105,6 +96,6 @@ export function sqliteStore(options: SqliteStoreFactoryOptions = {}): StoreFacto
         : isInMemory(configured) || isAbsolute(configured)
           ? configured
           : resolve(workspace, configured);
-    return createSqliteStore({ ...kept, path });
+    return createSqliteStore({ ...rest, path });
   };
 }

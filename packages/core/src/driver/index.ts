@@ -179,6 +179,7 @@ export {
   type OptionsResult,
   type OptionsSchema,
   parseStoreOptions,
+  withoutDeprecatedOptions,
 } from "./store-options.js";
 export {
   encodeTermCounts,

@@ -57,3 +57,26 @@ export function parseStoreOptions<Output>(
     },
   );
 }
+
+/**
+ * `options` without the `deprecated` ones (options a driver took once and now ignores), with one
+ * `ENGRAM_DEPRECATED_OPTION` warning naming those found: a workspace config that still sets one
+ * opens rather than fails.
+ *
+ * @param why Why they mean nothing now, completing "the <driver> store ignores "x": …".
+ */
+export function withoutDeprecatedOptions<T extends object>(
+  driver: string,
+  options: T,
+  deprecated: readonly string[],
+  why: string,
+): T {
+  const found = deprecated.filter((name) => name in options);
+  if (!found.length) return options;
+  const names = found.map((name) => `"${name}"`).join(", ");
+  process.emitWarning(
+    `the ${driver} store ignores ${names}: ${why}; remove ${found.length > 1 ? "them" : "it"} from store.options`,
+    { code: "ENGRAM_DEPRECATED_OPTION" },
+  );
+  return Object.fromEntries(Object.entries(options).filter(([name]) => !found.includes(name))) as T;
+}

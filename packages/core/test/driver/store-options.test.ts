@@ -1,6 +1,11 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { batches, type OptionsSchema, parseStoreOptions } from "../../src/driver/index.js";
+import {
+  batches,
+  type OptionsSchema,
+  parseStoreOptions,
+  withoutDeprecatedOptions,
+} from "../../src/driver/index.js";
 
 const schema = v.strictObject(
   {
@@ -83,5 +88,29 @@ describe("batches", () => {
     expect(sizes).toHaveLength(40);
     expect(sizes.slice(0, 39).every((n) => n === 256)).toBe(true);
     expect(sizes[39]).toBe(10_000 - 39 * 256);
+  });
+});
+
+describe("withoutDeprecatedOptions", () => {
+  it("drops the options a driver no longer takes, with one warning naming them", async () => {
+    const warnings: Array<Error & { code?: string }> = [];
+    const listen = (warning: Error & { code?: string }) => warnings.push(warning);
+    process.on("warning", listen);
+    try {
+      const options = { url: "http://x", oldA: 1, oldB: false };
+      expect(withoutDeprecatedOptions("demo", options, ["oldA", "oldB", "oldC"], "why")).toEqual({
+        url: "http://x",
+      });
+      const untouched = { url: "http://x" };
+      expect(withoutDeprecatedOptions("demo", untouched, ["oldA"], "why")).toBe(untouched);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a tick
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.code).toBe("ENGRAM_DEPRECATED_OPTION");
+      expect(warnings[0]?.message).toBe(
+        'the demo store ignores "oldA", "oldB": why; remove them from store.options',
+      );
+    } finally {
+      process.off("warning", listen);
+    }
   });
 });
