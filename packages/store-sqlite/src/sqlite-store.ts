@@ -221,19 +221,20 @@ export class SqliteDriver implements StoreDriver {
   }
 
   async getFile(path: string): Promise<FileRecord | undefined> {
-    return this.use("read a file record", ({ sql }) => {
-      return sql.get(SQL.getFile).get(path) as FileRecord | undefined;
-    });
+    return this.use(
+      "read a file record",
+      ({ sql }) => sql.get(SQL.getFile).get(path) as FileRecord | undefined,
+    );
   }
 
   async listFiles(source: Source | undefined): Promise<FileRecord[]> {
-    return this.use("list files", ({ sql }) => {
-      return (
-        source === undefined
+    return this.use(
+      "list files",
+      ({ sql }) =>
+        (source === undefined
           ? sql.get(SQL.listFiles).all()
-          : sql.get(SQL.listFilesOfSource).all(source)
-      ) as FileRecord[];
-    });
+          : sql.get(SQL.listFilesOfSource).all(source)) as FileRecord[],
+    );
   }
 
   /**
