@@ -170,15 +170,18 @@ function grown<T extends Uint8Array | Int32Array>(old: T, size: number): T {
   return next;
 }
 
-/** Bytes {@link writeVarint} takes for `value`. */
-function varintLength(value: number): number {
+/** Bytes {@link writeVarint} takes for `value` (an unsigned LEB128 varint, up to 2^53 − 1). */
+export function varintLength(value: number): number {
+  if (value < 0x80) return 1;
+  if (value < 0x4000) return 2;
+  if (value < 0x200000) return 3;
   let bytes = 1;
   for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) bytes++;
   return bytes;
 }
 
-/** Write `value` at `pos` (the buffer must have room); returns the position after it. */
-function writeVarint(buffer: Uint8Array, pos: number, value: number): number {
+/** Write `value` at `pos` as a varint (the buffer must have room); returns the position after it. */
+export function writeVarint(buffer: Uint8Array, pos: number, value: number): number {
   let v = value;
   let at = pos;
   while (v >= 0x80) {

@@ -1,3 +1,4 @@
+import { varintLength, writeVarint } from "../driver/term-counts.js";
 import { bm25Idf, bm25Term, countWeight } from "./bm25.js";
 import { resized } from "./chunk-slots.js";
 import { TermTable } from "./term-table.js";
@@ -458,26 +459,4 @@ export class TermPostings {
     this.#logCount = resized(this.#logCount, size);
     this.#logNext = resized(this.#logNext, size);
   }
-}
-
-/** Bytes {@link writeVarint} takes for `value` (unsigned LEB128). */
-function varintLength(value: number): number {
-  if (value < 0x80) return 1;
-  if (value < 0x4000) return 2;
-  if (value < 0x200000) return 3;
-  let bytes = 1;
-  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) bytes++;
-  return bytes;
-}
-
-/** Write `value` at `pos` as an unsigned LEB128 varint; returns the position after it. */
-function writeVarint(buffer: Uint8Array, pos: number, value: number): number {
-  let v = value;
-  let at = pos;
-  while (v >= 0x80) {
-    buffer[at++] = (v % 0x80) | 0x80;
-    v = Math.floor(v / 0x80);
-  }
-  buffer[at++] = v;
-  return at;
 }
