@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { dirname } from "node:path";
 import { errorSummary, storeFailedError } from "@engram/core/driver";
 import Database, { type Statement } from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
@@ -26,19 +24,11 @@ export function isInMemory(path: string): boolean {
  * anyway), a busy timeout for cross-process
  * writers, a 16 MiB page cache. Throws SQLite's own errors; the caller wraps them.
  *
- * A missing file is created. (A `-wal` left over from a deleted index is not replayed into the new
+ * A missing file is created (its folder must exist: core's `IndexFile` checks). (A `-wal` left over from a deleted index is not replayed into the new
  * file: a new database starts in rollback mode, and SQLite resets the WAL when WAL mode begins.
  * `test/recovery.test.ts` holds SQLite to that.)
  */
 export function openConnection(path: string, options: ConnectionOptions): Database.Database {
-  if (!isInMemory(path) && !existsSync(dirname(path))) {
-    throw storeFailedError({
-      action: "open the index",
-      problem: `the folder ${dirname(path)} does not exist`,
-      where: path,
-      hint: "Check that the folder exists and that this user may write to it and to the index file.",
-    });
-  }
   const db = new Database(path, { timeout: options.busyTimeoutMs });
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  existsSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -12,6 +13,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { holderState, type LockHolder, thisProcess } from "../workspace/lock-holder.js";
+import { storeFailedError } from "./failures.js";
 import type { StoreRecovery } from "./recovery.js";
 import { storeNotInitialisedError } from "./state-errors.js";
 
@@ -62,9 +64,17 @@ export class IndexFile<Connection> {
     this.#marks = new OpenMarks(backend.path);
   }
 
-  /** Open (creating) the file, replacing it when it is damaged. */
+  /** Open (creating) the file, replacing it when it is damaged. Its folder must exist. */
   open(): void {
     const { persistent, path } = this.backend;
+    if (persistent && !existsSync(dirname(path))) {
+      throw storeFailedError({
+        action: "open the index",
+        problem: `the folder ${dirname(path)} does not exist`,
+        where: path,
+        hint: "Check that the folder exists and that this user may write to it and to the index file.",
+      });
+    }
     const unclean = persistent && this.#marks.sweep();
     const before = persistent ? fileIdentity(path) : undefined;
     try {
