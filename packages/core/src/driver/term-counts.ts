@@ -60,7 +60,9 @@ export function encodeTermCounts(ids: ArrayLike<number>, counts: ArrayLike<numbe
     size += varintLength(termId - previous) + varintLength(counts[termId] as number);
     previous = termId;
   }
-  const blob = new Uint8Array(size);
+  // From Node's pool, as a Buffer: a typed array of its own per chunk is memory outside V8's heap
+  // that glibc may keep after a large sync. Every byte is written below.
+  const blob = Buffer.allocUnsafe(size);
   for (let i = 0, previous = 0, pos = 0; i < ids.length; i++) {
     const termId = ids[i] as number;
     pos = writeVarint(blob, pos, termId - previous);
