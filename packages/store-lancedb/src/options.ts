@@ -1,6 +1,6 @@
+import { fileURLToPath } from "node:url";
 import { parseStoreOptions } from "@engram/core/driver";
 import * as v from "valibot";
-import { parseLocation } from "./location.js";
 
 /** Options of {@link createLanceDbStore}. */
 export interface LanceDbStoreOptions {
@@ -146,4 +146,27 @@ export function resolveOptions(options: LanceDbStoreOptions): ResolvedOptions {
 /** Check the factory's options up front. @throws EngramError `CONFIG_INVALID`. */
 export function checkFactoryOptions(options: LanceDbStoreFactoryOptions): void {
   parseStoreOptions("lancedb", factoryOptions, options);
+}
+
+/** What kind of place a database URI names. */
+export type LocationKind = "local" | "memory" | "remote";
+
+/** A database URI and what the store needs to know about it. */
+export interface Location {
+  uri: string;
+  kind: LocationKind;
+  /** The folder on this machine, for `local` locations. */
+  folder?: string;
+}
+
+/** A URI scheme (`s3:`, `memory:`), but not a Windows drive letter (`C:`). */
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]+):/;
+
+/** Classify `uri`: a plain path or `file://` is local, `memory://` private, anything else remote. */
+export function parseLocation(uri: string): Location {
+  const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { uri, kind: "local", folder: uri };
+  if (scheme === "file") return { uri, kind: "local", folder: fileURLToPath(uri) };
+  if (scheme === "memory") return { uri, kind: "memory" };
+  return { uri, kind: "remote" };
 }

@@ -127,6 +127,7 @@ export {
   thisProcess,
 } from "../workspace/lock-holder.js";
 export { batches } from "./batches.js";
+export { folderBytes } from "./folder-bytes.js";
 export {
   assertChunksFit,
   assertQueryDims,
