@@ -220,7 +220,7 @@ export class Maintenance {
     const vectors = await chunks.countRows(`${column(VECTOR_COLUMN)} IS NOT NULL`);
     const approximateFrom =
       this.policy.vectorIndexMinRows ?? Math.floor(DEFAULT_EXACT_VECTOR_BYTES / (4 * dims));
-    const wanted: VectorIndexKind =
+    const wanted: Exclude<VectorIndexKind, "other"> =
       vectors >= approximateFrom
         ? "quantised"
         : vectors >= VECTOR_INDEX_FROM_ROWS

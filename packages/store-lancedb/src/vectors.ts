@@ -18,8 +18,12 @@ const REFINE_FACTOR = 5;
 /** Bits per dimension of the quantised index's codes: 384 dimensions take 192 bytes, not 1,536. */
 const QUANTISED_BITS = 4;
 
-/** Which vector index the chunks table has (see {@link vectorIndex}). */
-export type VectorIndexKind = "flat" | "quantised" | "none";
+/**
+ * Which vector index the chunks table has (see {@link vectorIndex}); `other` is one this store no
+ * longer builds (HNSW, up to version 0.1), searched as an approximate one and replaced at the next
+ * vector-index build.
+ */
+export type VectorIndexKind = "flat" | "quantised" | "other" | "none";
 
 /**
  * The vector index of a kind.
@@ -55,8 +59,9 @@ const DISTANCE_TYPE = "dot";
 export async function vectorIndexKind(table: Table): Promise<VectorIndexKind> {
   const index = (await table.listIndices()).find((i) => i.columns.includes(VECTOR_COLUMN));
   if (!index) return "none";
-  // listIndices names it "IvfFlat" (indexStats says "IVF_FLAT").
-  return /^ivf_?flat$/i.test(index.indexType) ? "flat" : "quantised";
+  // listIndices names them "IvfFlat" and "IvfRq" (indexStats says "IVF_FLAT", "IVF_RQ").
+  if (/^ivf_?flat$/i.test(index.indexType)) return "flat";
+  return /^ivf_?rq$/i.test(index.indexType) ? "quantised" : "other";
 }
 
 /**
@@ -156,6 +161,7 @@ export async function searchVector(
   const { index, outside } = await shape.get(table);
   const plan = await planFilter(filter, limit, outside);
   if (!plan) return [];
+  const approximate = index === "quantised" || index === "other";
   const run = async (exact: boolean) => {
     let query = table
       .query()
@@ -165,7 +171,7 @@ export async function searchVector(
       .select([CHUNK_COLUMN, DISTANCE_COLUMN])
       .limit(limit + plan.extra);
     if (plan.where) query = query.where(plan.where);
-    if (index === "quantised") {
+    if (approximate) {
       query = exact ? query.bypassVectorIndex() : query.refineFactor(REFINE_FACTOR);
     }
     const hits = hitsOf(await query.toArrow(), DISTANCE_COLUMN, (distance) =>
@@ -175,7 +181,7 @@ export async function searchVector(
     return keep ? hits.filter((hit) => keep(hit.chunk)).slice(0, limit) : hits;
   };
   const hits = await run(false);
-  return hits.length < limit && index === "quantised" ? run(true) : hits;
+  return hits.length < limit && approximate ? run(true) : hits;
 }
 
 /** The column LanceDB gives a vector hit's distance in. */
