@@ -63,7 +63,8 @@ export const DEFAULT_FOLDER_NAME = "lancedb";
  * {@link LanceDbStoreOptions.vectorIndexMinRows}): 32 MiB. An exact search scans every vector of
  * a flat index, which holds a second copy of them (the folder then keeps every vector twice) in
  * LanceDB's index cache; the quantised index keeps an eighth of that and scans faster once the
- * vectors are many (README: at 100,000 × 384 dimensions ... ).
+ * vectors are many (README: 3.4 ms a query either way at 10,000 × 384 dimensions, 12.1 ms flat
+ * against 6.7 ms quantised at 64,000, with the same top 25).
  */
 export const DEFAULT_EXACT_VECTOR_BYTES = 32 * 2 ** 20;
 
