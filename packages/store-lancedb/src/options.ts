@@ -62,7 +62,7 @@ export const DEFAULT_FOLDER_NAME = "lancedb";
  * Bytes of vectors up to which search stays exact by default (see
  * {@link LanceDbStoreOptions.vectorIndexMinRows}): 32 MiB. An exact search scans every vector of
  * a flat index, which holds a second copy of them (the folder then keeps every vector twice) in
- * LanceDB's index cache; the quantised index keeps an eighth of that and scans faster once the
+ * LanceDB's index cache; the quantised index keeps a seventh of that and scans faster once the
  * vectors are many (README: 3.4 ms a query either way at 10,000 × 384 dimensions, 12.1 ms flat
  * against 6.7 ms quantised at 64,000, with the same top 25).
  */

@@ -36,7 +36,7 @@ export type VectorIndexKind = "flat" | "quantised" | "other" | "none";
  *
  * `quantised`: IVF_RQ with a single partition: every vector as a RaBitQ code of
  * {@link QUANTISED_BITS} bits per dimension, scanned whole, the best candidates re-ranked by exact
- * distance ({@link REFINE_FACTOR}). An eighth of the flat index's bytes, so it takes far less of
+ * distance ({@link REFINE_FACTOR}). A seventh of the flat index's bytes, so it takes far less of
  * the folder (which otherwise holds every vector twice: the data and the flat index) and of the
  * index cache, and scans faster at size; approximate, but at 4 bits the refined results matched
  * the exact ones in every measured query (README), where HNSW over scalar-quantised vectors found
