@@ -127,7 +127,6 @@ export {
   thisProcess,
 } from "../workspace/lock-holder.js";
 export { batches } from "./batches.js";
-export { folderBytes } from "./folder-bytes.js";
 export {
   assertChunksFit,
   assertQueryDims,
@@ -165,6 +164,7 @@ export {
   type LabelPredicate,
   matchesNothing,
 } from "./filter.js";
+export { folderBytes } from "./folder-bytes.js";
 export type * from "./records.js";
 export {
   describeRecovery,
