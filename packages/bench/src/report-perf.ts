@@ -15,7 +15,7 @@ export function perfMarkdown(report: PerfReport): string {
     "",
     "## Indexing",
     "",
-    "| store | chunks | files | cold sync, keyword only | × read+hash floor | cold sync, embedded | same, minus embedder time | re-sync, nothing changed | append to a file + sync it, p50 | `.engram/` keyword / embedded | peak RSS keyword / embedded |",
+    "| store | chunks | files | cold sync, keyword only | × read+hash floor | cold sync, embedded | same, minus embedder time | re-sync, nothing changed | append to a file + sync it, p50 | `.engram/` keyword / embedded (× raw data) | peak RSS keyword / embedded |",
     "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   for (const r of report.results) {
@@ -32,7 +32,7 @@ export function perfMarkdown(report: PerfReport): string {
         v ? `${rate(v.coldSync.chunksPerSecondExEmbed)} chunks/s` : "–",
         k ? `${rate(k.resync.filesPerSecond)} files/s (${secs(k.resync.medianMs)})` : "–",
         k?.appendSync ? ms(k.appendSync.p50Ms) : "–",
-        `${k ? mb(k.diskBytes / 2 ** 20) : "–"} / ${v ? mb(v.diskBytes / 2 ** 20) : "–"}`,
+        folderSizes(r, report),
         `${k ? mb(k.peakRssMb) : "–"} / ${v ? mb(v.peakRssMb) : "–"}`,
       ]),
     );
@@ -147,6 +147,12 @@ export function perfMarkdown(report: PerfReport): string {
   const skipped = report.skipped.map((s) => `- ${s.store}: skipped, ${s.reason}`);
   if (problems.length || skipped.length)
     lines.push("", "## Not measured", "", ...problems, ...skipped);
+  lines.push(
+    "",
+    "Folder sizes are in MB of 10⁶ bytes, as is the raw data they are compared with: the " +
+      "workspace's Markdown, plus 4 bytes per dimension of each chunk's vector when embedded. " +
+      "Peak RSS is in MiB (2²⁰ bytes), as the operating system reports it.",
+  );
   lines.push("", "![search latency against corpus size](perf-latency.svg)", "");
   return lines.join("\n");
 }
@@ -232,6 +238,25 @@ export function sqliteTargets(report: PerfReport): TargetCheck[] {
     });
   }
   return checks;
+}
+
+/**
+ * The index folder's size after the keyword and the embedded phase, in MB (10⁶ bytes), each with
+ * its ratio to the raw data: the corpus's Markdown bytes, plus `chunks × dims × 4` bytes of
+ * float32 vectors for the embedded phase. (Until this was written the folder was printed in MiB
+ * next to raw figures quoted in 10⁶ bytes, which read 4.9 % low.)
+ */
+export function folderSizes(r: PerfResult, report: PerfReport): string {
+  const markdown = report.corpora.find((c) => c.targetChunks === r.targetChunks)?.bytes;
+  const size = (bytes: number, raw: number) =>
+    `${mb(bytes / 1e6)}${markdown ? ` (×${(bytes / raw).toFixed(2)})` : ""}`;
+  const k = r.keyword;
+  const v = r.vector;
+  const markdownBytes = markdown ?? 0;
+  return [
+    k ? size(k.diskBytes, markdownBytes) : "–",
+    v ? size(v.diskBytes, markdownBytes + v.chunks * v.dims * 4) : "–",
+  ].join(" / ");
 }
 
 /** "3 runs", or per size when rows differ ("3 runs at 10,000 chunks, 1 run at 100,000"). */

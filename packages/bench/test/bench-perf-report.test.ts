@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PerfReport, PerfResult } from "../src/perf.js";
 import type { KeywordPhase, VectorPhase } from "../src/perf-measure.js";
-import { perfMarkdown, sqliteTargets } from "../src/report-perf.js";
+import { folderSizes, perfMarkdown, sqliteTargets } from "../src/report-perf.js";
 import { lineChartSvg, perfLatencySvg } from "../src/svg-latency.js";
 
 /**
@@ -240,5 +240,37 @@ describe("perf Markdown report", () => {
     expect(find("peak RSS")[0]).toMatchObject({ measured: "350 MB", met: false });
     expect(find("re-sync").every((t) => t.met)).toBe(true);
     expect(find("cold keyword-only")).toHaveLength(2);
+  });
+});
+
+describe("perf folder sizes", () => {
+  it("gives MB of 10⁶ bytes and the ratio to the raw data (Markdown, plus float32 vectors embedded)", () => {
+    const row: PerfResult = {
+      store: "lancedb",
+      targetChunks: 10_000,
+      runs: 1,
+      keyword: { ...keyword(10_000), diskBytes: 15_000_000 },
+      vector: { ...vector(10_000, 8), diskBytes: 69_000_000 },
+      errors: [],
+    };
+    const withCorpus = {
+      ...report([row]),
+      corpora: [
+        {
+          seed: 1,
+          targetChunks: 10_000,
+          files: 2_700,
+          chunks: 10_000,
+          bytes: 7_640_000,
+          chineseFiles: 400,
+          generateMs: 1,
+        },
+      ],
+    };
+    // Raw embedded: 7.64 MB of Markdown + 10,000 × 384 × 4 bytes (15.36 MB) = 23 MB.
+    expect(folderSizes(row, withCorpus)).toBe("15 MB (×1.96) / 69 MB (×3.00)");
+    expect(perfMarkdown(withCorpus)).toContain("| 15 MB (×1.96) / 69 MB (×3.00) |");
+    // Without the corpus summary (older reports) the ratio is left out.
+    expect(folderSizes(row, report([row]))).toBe("15 MB / 69 MB");
   });
 });

@@ -3,6 +3,7 @@ import {
   type CheckedBatch,
   EngramError,
   type FileRecord,
+  folderBytes,
   newerLayoutError,
   type SearchFilter,
   type Source,
@@ -17,9 +18,14 @@ import type { Schema } from "apache-arrow";
 import { isMissingFile, rebuildHint, toEngramError } from "./errors.js";
 import { fulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
 import { LanceDbKeyValue, MetaReader, readMeta, upsertMeta, writeEntries } from "./key-value.js";
-import { folderBytes, type Location, parseLocation } from "./location.js";
 import { Maintenance, type Tables } from "./maintenance.js";
-import { type LanceDbStoreOptions, type ResolvedOptions, resolveOptions } from "./options.js";
+import {
+  type LanceDbStoreOptions,
+  type Location,
+  parseLocation,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./options.js";
 import {
   CHUNK_COLUMN,
   type ChunkRow,

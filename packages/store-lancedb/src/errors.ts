@@ -4,7 +4,7 @@ import {
   isEngramError,
   storeFailedError,
 } from "@engram/core/driver";
-import type { Location } from "./location.js";
+import type { Location } from "./options.js";
 
 /** The fix for a damaged or unreadable index: it is a cache of the Markdown files. */
 export function rebuildHint(location: Location): string {

@@ -6,12 +6,13 @@ import {
   type StoreFactory,
 } from "@engram/core/driver";
 import { LanceDbDriver } from "./driver.js";
-import { type Location, parseLocation } from "./location.js";
 import {
   checkFactoryOptions,
   DEFAULT_FOLDER_NAME,
   type LanceDbStoreFactoryOptions,
   type LanceDbStoreOptions,
+  type Location,
+  parseLocation,
 } from "./options.js";
 
 /** The LanceDB store: the contract, where it lives, and upkeep on demand. */

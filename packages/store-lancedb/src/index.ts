@@ -5,7 +5,6 @@
  * @packageDocumentation
  */
 export { createLanceDbStore, type LanceDbStore, lancedbStore } from "./factory.js";
-export type { Location, LocationKind } from "./location.js";
 export {
   DEFAULT_EXACT_VECTOR_BYTES,
   DEFAULT_FOLDER_NAME,
@@ -13,5 +12,7 @@ export {
   DEFAULT_VERSION_RETENTION_MS,
   type LanceDbStoreFactoryOptions,
   type LanceDbStoreOptions,
+  type Location,
+  type LocationKind,
 } from "./options.js";
 export { SCHEMA_VERSION } from "./schema.js";

@@ -25,7 +25,7 @@ export interface MaintenancePolicy {
   fulltextStaleFraction: number;
   /** Keep superseded versions this long (ms) when pruning. */
   versionRetentionMs: number;
-  /** Build the approximate (HNSW) vector index from this many vectors (Infinity: never). */
+  /** Build the quantised vector index from this many vectors (Infinity: never). */
   vectorIndexMinRows: number | undefined;
 }
 
@@ -104,7 +104,7 @@ type Role = keyof Tables;
  * fraction of the table (default 5 %): the statistics are never further off than that, scans of
  * unindexed rows stay bounded, and the total rebuild work stays proportional to the rows written.
  * The chunks table is optimized right after (compaction, pruning of versions older than the
- * retention, new vectors merged into the vector index), then the HNSW index is built if due.
+ * retention, new vectors merged into the vector index), then the vector index is built if due.
  *
  * Every table is also optimized after {@link COMMITS_BEFORE_OPTIMIZE} commits.
  */
@@ -201,7 +201,7 @@ export class Maintenance {
 
   /**
    * Build the vector index once the table holds {@link VECTOR_INDEX_FROM_ROWS} vectors (exact
-   * below `vectorIndexMinRows` or its default, HNSW from it; see `vectorIndex`), and rebuild it
+   * below `vectorIndexMinRows` or its default, quantised from it; see `vectorIndex`), and rebuild it
    * whole once the vectors doubled since its last build or it is of the wrong kind for them. With
    * `whole` (on `optimize()`, and at close after this process's optimizes), an exact index that
    * is not one segment over every row is rebuilt as one too when {@link rebuildsWhole} says so.
@@ -220,8 +220,12 @@ export class Maintenance {
     const vectors = await chunks.countRows(`${column(VECTOR_COLUMN)} IS NOT NULL`);
     const approximateFrom =
       this.policy.vectorIndexMinRows ?? Math.floor(DEFAULT_EXACT_VECTOR_BYTES / (4 * dims));
-    const wanted: VectorIndexKind =
-      vectors >= approximateFrom ? "hnsw" : vectors >= VECTOR_INDEX_FROM_ROWS ? "flat" : "none";
+    const wanted: Exclude<VectorIndexKind, "other"> =
+      vectors >= approximateFrom
+        ? "quantised"
+        : vectors >= VECTOR_INDEX_FROM_ROWS
+          ? "flat"
+          : "none";
     if (wanted === "none") return false;
     const built = Number(await readMeta(meta, VECTOR_INDEX_ROWS_META_KEY));
     if (wanted === (await vectorIndexKind(chunks)) && vectors < 2 * built) {

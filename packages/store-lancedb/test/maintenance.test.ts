@@ -1,4 +1,4 @@
-import { connect, MatchQuery, type Table } from "@lancedb/lancedb";
+import { connect, Index, MatchQuery, type Table } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { fulltextIndex, rebuildFulltextIndex } from "../src/fulltext.js";
@@ -314,6 +314,7 @@ describe("vector index", () => {
 
     await store.write({ upserts: batch(500, 700) });
     expect(await vectorIndexes()).toHaveLength(1);
+    expect(await vectorIndexKind(chunks)).toBe("quantised");
 
     const target = Float32Array.from(vector(123));
     const hits = await store.searchVector(target, 5);
@@ -329,6 +330,29 @@ describe("vector index", () => {
       .sort((a, b) => b.score - a.score)
       .slice(0, 20);
     expect(mid.map((hit) => hit.chunk.path)).toEqual(oracle.map((o) => o.path));
+  }, 120_000);
+
+  it("an HNSW index an older version built is searched refined, then replaced by optimize()", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, vectorIndexMinRows: 300 });
+    await store.reset({ dims: DIMS });
+    await store.write({
+      upserts: Array.from({ length: 400 }, (_, i) =>
+        upsert(`h/${String(i).padStart(4, "0")}.md`, [[1, [`t${i}`], vector(i)]]),
+      ),
+    });
+    const chunks = await temp.table(uri, "chunks");
+    await chunks.createIndex("vector", {
+      config: Index.hnswSq({ distanceType: "dot", numPartitions: 1 }),
+      replace: true,
+    });
+    expect(await vectorIndexKind(chunks)).toBe("other");
+    const nearest = async () =>
+      (await store.searchVector(Float32Array.from(vector(321)), 1))[0]?.chunk.path;
+    expect(await nearest()).toBe("h/0321.md");
+    await store.optimize();
+    expect(await vectorIndexKind(chunks)).toBe("quantised");
+    expect(await nearest()).toBe("h/0321.md");
   }, 120_000);
 
   it("is rebuilt as one segment once the vectors doubled since its last build", async () => {

@@ -26,7 +26,7 @@ describe("vector search over an ANN index", () => {
       );
       await table.add(upserts.flatMap((u) => u.chunks.map((c) => toChunkRow(c, true))));
       await table.createIndex("vector", {
-        config: Index.hnswSq({ distanceType: "dot", numPartitions: 64 }),
+        config: Index.ivfRq({ distanceType: "dot", numPartitions: 64, numBits: 1 }),
       });
       const query = Float32Array.from(vector(100));
       const unit = Float32Array.from(unitLength(query) ?? []);

@@ -164,6 +164,7 @@ export {
   type LabelPredicate,
   matchesNothing,
 } from "./filter.js";
+export { folderBytes } from "./folder-bytes.js";
 export { IndexFile, type IndexFileBackend, type MoveAside } from "./index-file.js";
 export type * from "./records.js";
 export {

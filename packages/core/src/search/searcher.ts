@@ -108,10 +108,13 @@ export async function search(
   };
   const pool = maxResults * config.candidateMultiplier;
 
+  // A keyword search has no vector side to explain (nor a store read to spend on it).
   const vectorUnavailable =
-    !embedder && parts.noVectorsReason
-      ? parts.noVectorsReason
-      : await whyNoVectors(store, embedder, parts.indexed);
+    requested === "keyword"
+      ? undefined
+      : !embedder && parts.noVectorsReason
+        ? parts.noVectorsReason
+        : await whyNoVectors(store, embedder, parts.indexed);
   if (requested === "vector" && vectorUnavailable) {
     throw new EngramError(
       "INVALID_ARGUMENT",
