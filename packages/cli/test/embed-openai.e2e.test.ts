@@ -4,9 +4,9 @@ import {
   insufficientQuota,
   type OpenAIWireServer,
   rateLimited,
-  startOpenAIWireServer,
 } from "../../embed-openai/test/openai-wire-server.js";
-import { engram, removeDir, tempDir, writeFiles } from "./helpers.js";
+import { engram } from "./helpers.js";
+import { type OpenAIWorkspace, openAIWorkspace } from "./openai-workspace.js";
 
 /**
  * The `engram` CLI, in a child process, embedding through the real `openai` SDK against a local
@@ -24,14 +24,9 @@ describe("engram with an OpenAI-compatible endpoint", () => {
   };
   const embeddingCalls = () => server.count("POST /embeddings");
 
+  let workspace: OpenAIWorkspace;
+
   beforeEach(async () => {
-    ws = await tempDir();
-    server = await startOpenAIWireServer({ apiKey: "sk-test-key" });
-    env = {
-      OPENAI_API_KEY: "sk-test-key",
-      ENGRAM_OPENAI_BASE_URL: server.baseUrl,
-      ENGRAM_OPENAI_TIMEOUT_MS: "5000",
-    };
     const files: Record<string, string> = {
       "MEMORY.md": "# Memory\n\nThe deploy window is Tuesday.\n",
     };
@@ -39,12 +34,10 @@ describe("engram with an OpenAI-compatible endpoint", () => {
       files[`memory/2026-10-${String(i + 1).padStart(2, "0")}.md`] =
         `# Day ${i}\n\n## 10:00\nWorked on task ${i}: 修复 bug ${i} in the billing service.\n`;
     }
-    await writeFiles(ws, files);
+    workspace = await openAIWorkspace(files);
+    ({ ws, server, env } = workspace);
   });
-  afterEach(async () => {
-    await server.close();
-    await removeDir(ws);
-  });
+  afterEach(() => workspace.close());
 
   it("auto-selects OpenAI from the environment; a re-sync costs nothing", async () => {
     const estimate = await run<SyncEstimate>("sync", "--dry-run");

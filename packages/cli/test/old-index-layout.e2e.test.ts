@@ -2,11 +2,9 @@ import { join } from "node:path";
 import type { SyncReport } from "@engram/core";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type OpenAIWireServer,
-  startOpenAIWireServer,
-} from "../../embed-openai/test/openai-wire-server.js";
-import { engram, removeDir, tempDir, writeFiles } from "./helpers.js";
+import type { OpenAIWireServer } from "../../embed-openai/test/openai-wire-server.js";
+import { engram } from "./helpers.js";
+import { type OpenAIWorkspace, openAIWorkspace } from "./openai-workspace.js";
 
 /**
  * An index written by an older @engram/store-sqlite is not migrated: it is emptied and rebuilt
@@ -20,14 +18,9 @@ describe("engram on an index of an older layout", () => {
   let env: NodeJS.ProcessEnv;
   const embeddingCalls = () => server.count("POST /embeddings");
 
+  let workspace: OpenAIWorkspace;
+
   beforeEach(async () => {
-    ws = await tempDir();
-    server = await startOpenAIWireServer({ apiKey: "sk-test-key" });
-    env = {
-      OPENAI_API_KEY: "sk-test-key",
-      ENGRAM_OPENAI_BASE_URL: server.baseUrl,
-      ENGRAM_OPENAI_TIMEOUT_MS: "5000",
-    };
     const files: Record<string, string> = {
       "MEMORY.md": "# Memory\n\nThe deploy window is Tuesday. 部署窗口是周二。\n",
     };
@@ -35,12 +28,10 @@ describe("engram on an index of an older layout", () => {
       files[`memory/2026-10-${String(i + 1).padStart(2, "0")}.md`] =
         `# Day ${i}\n\n## 10:00\nWorked on task ${i}: 修复 bug ${i} in the billing service.\n`;
     }
-    await writeFiles(ws, files);
+    workspace = await openAIWorkspace(files);
+    ({ ws, server, env } = workspace);
   });
-  afterEach(async () => {
-    await server.close();
-    await removeDir(ws);
-  });
+  afterEach(() => workspace.close());
 
   it("a layout-6 index (embeddings cached in its own table) is rebuilt without embedding again", async () => {
     const cold = await engram(["sync", "--json", "-w", ws], { env });

@@ -6,9 +6,9 @@ import {
   insufficientQuota,
   type OpenAIWireServer,
   serverError,
-  startOpenAIWireServer,
 } from "../../embed-openai/test/openai-wire-server.js";
-import { engram, removeDir, tempDir, writeFiles } from "./helpers.js";
+import { engram } from "./helpers.js";
+import { type OpenAIWorkspace, openAIWorkspace } from "./openai-workspace.js";
 
 /**
  * The `engram` CLI in child processes against a local server speaking OpenAI's wire format while it
@@ -27,26 +27,19 @@ describe("engram while the embedding provider fails", () => {
   };
   const embeddingCalls = () => server.count("POST /embeddings");
 
+  let workspace: OpenAIWorkspace;
+
   beforeEach(async () => {
-    ws = await tempDir();
-    server = await startOpenAIWireServer({ apiKey: "sk-test-key" });
-    env = {
-      OPENAI_API_KEY: "sk-test-key",
-      ENGRAM_OPENAI_BASE_URL: server.baseUrl,
-      ENGRAM_OPENAI_TIMEOUT_MS: "5000",
-    };
     const files: Record<string, string> = {
       "MEMORY.md": "# Memory\n\nThe deploy window is Tuesday.\n",
     };
     for (let i = 0; i < 30; i++) {
       files[`memory/notes/n${i}.md`] = `# Note ${i}\n\nWorked on task ${i}: 修复 bug ${i}.\n`;
     }
-    await writeFiles(ws, files);
+    workspace = await openAIWorkspace(files);
+    ({ ws, server, env } = workspace);
   });
-  afterEach(async () => {
-    await server.close();
-    await removeDir(ws);
-  });
+  afterEach(() => workspace.close());
 
   it("a fact added while the provider fails is found once it is back (item 1)", async () => {
     await writeConfig({ embedding: { retry: { retries: 0 } } });
