@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { readdir, rm, stat } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { storeFromConfig } from "@engram/cli";
 import {
@@ -13,7 +13,7 @@ import {
   type MemoryStore,
   type SearchMode,
 } from "@engram/core";
-import { type MemoryIndexedStore, withMemoryIndexFactory } from "@engram/core/driver";
+import { folderBytes, type MemoryIndexedStore, withMemoryIndexFactory } from "@engram/core/driver";
 import { scanWorkspace } from "@engram/core/internal";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { type FirstQuery, firstQueries } from "./first-query.js";
@@ -191,7 +191,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
     appendSync,
     search,
     firstQuery,
-    diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
+    diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
 }
@@ -292,7 +292,7 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
     },
     search,
     firstQuery,
-    diskBytes: await dirBytes(join(job.workspace, INDEX_DIR)),
+    diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
 }
@@ -409,18 +409,6 @@ async function measured(fn: () => Promise<unknown>): Promise<{ wallMs: number; c
   const wallMs = performance.now() - start;
   const used = process.cpuUsage(cpu);
   return { wallMs, cpuMs: (used.user + used.system) / 1000 };
-}
-
-/** Bytes of every file under `dir` (0 when it does not exist). */
-export async function dirBytes(dir: string): Promise<number> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  let total = 0;
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += await dirBytes(path);
-    else if (entry.isFile()) total += (await stat(path)).size;
-  }
-  return total;
 }
 
 /** This process's peak resident set size so far, in MB. */
