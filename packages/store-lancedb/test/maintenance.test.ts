@@ -259,6 +259,13 @@ describe("vector index", () => {
       { length: DIMS },
       (_, d) => Math.sin((i + 1) * (d + 1) * 0.37) + (d === i % DIMS ? 2 : 0),
     );
+  /** Files `<prefix>/<from>.md` … `<prefix>/<to − 1>.md` of one chunk each, with term and vector i. */
+  const vectorFiles = (prefix: string, from: number, to: number) =>
+    Array.from({ length: to - from }, (_, n) =>
+      upsert(`${prefix}/${String(from + n).padStart(4, "0")}.md`, [
+        [1, [`t${from + n}`], vector(from + n)],
+      ]),
+    );
 
   it(`below the threshold, an exact IVF_FLAT index from ${VECTOR_INDEX_FROM_ROWS} vectors`, async () => {
     const uri = await temp.dir();
@@ -359,12 +366,7 @@ describe("vector index", () => {
     const uri = await temp.dir();
     const store = await temp.open({ uri, vectorIndexMinRows: 300, fulltextStaleFraction: 0 });
     await store.reset({ dims: DIMS });
-    const batch = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, n) =>
-        upsert(`w/${String(from + n).padStart(4, "0")}.md`, [
-          [1, [`t${from + n}`], vector(from + n)],
-        ]),
-      );
+    const batch = (from: number, to: number) => vectorFiles("w", from, to);
     const chunks = await temp.table(uri, "chunks");
     const segments = async () => (await chunks.indexStats("vector_idx"))?.numIndices;
     await store.write({ upserts: batch(0, 300) });
@@ -384,12 +386,7 @@ describe("vector index", () => {
     const uri = await temp.dir();
     const store = await temp.open({ uri, fulltextStaleFraction: 0.05 });
     await store.reset({ dims: DIMS });
-    const batch = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, n) =>
-        upsert(`e/${String(from + n).padStart(4, "0")}.md`, [
-          [1, [`t${from + n}`], vector(from + n)],
-        ]),
-      );
+    const batch = (from: number, to: number) => vectorFiles("e", from, to);
     const chunks = await temp.table(uri, "chunks");
     const vectorIndex = async () => chunks.indexStats("vector_idx");
     await store.write({ upserts: batch(0, VECTOR_INDEX_FROM_ROWS) });
