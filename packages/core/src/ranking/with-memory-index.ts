@@ -156,11 +156,18 @@ class MemoryIndexFront implements MemoryIndexedStore {
   /**
    * Write to the store, then to the copy, when the store's generation moved by this write alone
    * (otherwise another process wrote too: the copy is dropped and loads again on a later search).
+   * A write that failed drops the copy: a store whose writes are not atomic may have kept part of
+   * it, under a generation that may not have moved.
    */
   async write(batch: StoreBatch): Promise<void> {
     const copy = this.#copy;
     const before = copy ? await this.#generation() : undefined;
-    await this.#store.write(batch);
+    try {
+      await this.#store.write(batch);
+    } catch (error) {
+      if (this.#copy === copy) this.#copy = undefined;
+      throw error;
+    }
     if (!copy || this.#copy !== copy) return;
     const after = await this.#generation();
     if (before !== copy.generation || after !== copy.generation + 1) {

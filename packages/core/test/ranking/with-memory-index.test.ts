@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import type { MemoryStore } from "../../src/driver/contract.js";
+import type { ChunkRecord, StoreBatch } from "../../src/driver/records.js";
+import { withMemoryIndex } from "../../src/ranking/with-memory-index.js";
+import { storeUpsert } from "../../src/testing/store-upsert.js";
+
+/**
+ * A store whose writes are not atomic, as LanceDB's: a write applies its chunks, then may fail
+ * before the generation moves (`failNext`). Its own searches find nothing, so a hit comes from
+ * the copy in front of it.
+ */
+function partialStore() {
+  const chunks = new Map<string, ChunkRecord>();
+  let generation = 0;
+  const state = { failNext: false };
+  const store = {
+    kind: "partial",
+    capabilities: {
+      vector: false,
+      fulltext: true,
+      keyValue: false,
+      persistent: false,
+      atomicWrites: false,
+    },
+    init: async () => {},
+    stats: async () => ({ files: 0, chunks: chunks.size, vectors: 0 }),
+    async write(batch: StoreBatch) {
+      for (const { file, chunks: written } of batch.upserts ?? []) {
+        for (const [id, chunk] of chunks) if (chunk.path === file.path) chunks.delete(id);
+        for (const chunk of written) chunks.set(chunk.id, chunk);
+      }
+      if (state.failNext) {
+        state.failNext = false;
+        throw new Error("the disk filled up before the generation was written");
+      }
+      generation++;
+    },
+    searchText: async () => [],
+    generation: async () => generation,
+    async *scanChunks() {
+      yield [...chunks.values()];
+    },
+    getChunksById: async (ids: readonly string[]) =>
+      ids.flatMap((id) => {
+        const chunk = chunks.get(id);
+        if (!chunk) return [];
+        const { terms: _terms, embedding: _embedding, ...stored } = chunk;
+        return [stored];
+      }),
+    getVectors: async () => new Map<string, Float32Array>(),
+    close: async () => {},
+  };
+  return { store: store as unknown as MemoryStore, state };
+}
+
+describe("withMemoryIndex", () => {
+  it("drops the copy when a write fails: the store may have kept part of it", async () => {
+    const { store, state } = partialStore();
+    const front = withMemoryIndex(store);
+    await front.write({ upserts: [storeUpsert("a.md", [[1, ["alpha"]]])] });
+    expect((await front.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
+    expect(front.indexLoaded).toBe(true);
+    state.failNext = true;
+    await expect(front.write({ upserts: [storeUpsert("b.md", [[1, ["beta"]]])] })).rejects.toThrow(
+      /disk filled up/,
+    );
+    expect(front.indexLoaded).toBe(false);
+    // Loaded again, with what the failed write left (the generation never moved).
+    expect((await front.searchText(["beta"], 5)).map((hit) => hit.chunk.path)).toEqual(["b.md"]);
+    expect(front.indexLoaded).toBe(true);
+  });
+});
