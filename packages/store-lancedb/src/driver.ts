@@ -57,6 +57,12 @@ import { ChunksShape, searchVector } from "./vectors.js";
 const STALE_META_KEY = "store-lancedb.fulltext-stale";
 
 /**
+ * Meta key of the store's generation (see `generation()`): a counter each write and reset
+ * increments with one commit at its end.
+ */
+export const GENERATION_META_KEY = "store-lancedb.generation";
+
+/**
  * Bounds of LanceDB's caches for this store's connection: the indexes searches read (full text,
  * vectors, filters) and file metadata. LanceDB's defaults (6 GB and 1 GB) are sized for a server;
  * a long-lived engram process (watch, an MCP server) rebuilds its full-text index many times and
@@ -220,7 +226,7 @@ export class LanceDbDriver implements StoreDriver {
   }
 
   reset(dims: number | null): Promise<void> {
-    return this.#change(async (open) => {
+    return this.#changeIndex(async (open) => {
       // Files first: a crash in between leaves chunks without files, which core's next sync
       // replaces (it resets again, as the index identity was not yet updated).
       const { files, chunks } = open;
@@ -261,14 +267,13 @@ export class LanceDbDriver implements StoreDriver {
    * paths), then the files table (one merge). defineStore checked the whole batch before.
    */
   write(batch: CheckedBatch): Promise<void> {
-    return this.#change(async (open) => {
+    return this.#changeIndex(async (open) => {
       const withVectors = (await this.#shape.get(open.chunks)).dims !== null;
       const rows = batch.upserts.flatMap((upsert) =>
         upsert.chunks.map((chunk) => toChunkRow(chunk, withVectors)),
       );
       await this.#writeChunks(open, batch.removed, rows);
       await this.#writeFiles(open, batch);
-      await this.#maintenance.afterChange(open);
     });
   }
 
@@ -308,6 +313,15 @@ export class LanceDbDriver implements StoreDriver {
       if (bytes !== undefined) stats.bytes = bytes;
       return stats;
     });
+  }
+
+  /**
+   * See `MemoryStore.generation`: the counter under {@link GENERATION_META_KEY} (one version
+   * check of the meta table). Written last by a write, so a copy read during one carries the
+   * generation before it and is read again after; maintenance leaves it alone.
+   */
+  async generation(): Promise<number> {
+    return Number(await this.getMeta(GENERATION_META_KEY)) || 0;
   }
 
   /** See `LanceDbStore.optimize`. */
@@ -418,9 +432,30 @@ export class LanceDbDriver implements StoreDriver {
    * commit counters — assumes one change at a time; LanceDB itself would retry conflicting commits).
    */
   #change<T>(fn: (open: Open) => Promise<T>): Promise<T> {
-    const run = this.#queue.then(() => fn(this.#tables()));
+    // Reads of meta that start once the change is done see it (see `MetaReader.committed`).
+    const run = this.#queue.then(() => fn(this.#tables())).finally(() => this.#meta.committed());
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Run a change of the index (a write, a reset), then add one to the generation (also after a
+   * failure part-way: a commit may have landed), then do the upkeep due.
+   */
+  #changeIndex(fn: (open: Open) => Promise<void>): Promise<void> {
+    return this.#change(async (open) => {
+      try {
+        await fn(open);
+      } finally {
+        // Not through #meta, which may share a check from before the last bump (and on object
+        // storage, lag another process's by the consistency interval).
+        await open.meta.checkoutLatest();
+        const generation = Number(await readMeta(open.meta, GENERATION_META_KEY)) || 0;
+        await upsertMeta(open.meta, GENERATION_META_KEY, String(generation + 1));
+        this.#maintenance.noteCommit("meta");
+      }
+      await this.#maintenance.afterChange(open);
+    });
   }
 
   #tables(): Open {

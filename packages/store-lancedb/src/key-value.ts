@@ -98,6 +98,8 @@ function withPrefix(prefix: string): string {
  */
 export class MetaReader {
   #cached: { version: number; values: Map<string, string> } | undefined;
+  /** The check under way, or done and not yet past a turn of the event loop. */
+  #shared: Promise<Map<string, string>> | undefined;
 
   /** The value of `key`, or undefined. */
   async get(meta: Table, key: string): Promise<string | undefined> {
@@ -115,7 +117,32 @@ export class MetaReader {
     return found;
   }
 
-  async #current(meta: Table): Promise<Map<string, string>> {
+  /**
+   * Forget the check under way: the store committed to the meta table, and a read that starts
+   * now must see it.
+   */
+  committed(): void {
+    this.#shared = undefined;
+  }
+
+  /**
+   * The rows at the table's latest version. Calls made while a check is under way, or before the
+   * event loop turns once it is done, share it: a search through a copy of the index asks three
+   * times at once (core's meta, then each side for the generation), and in a search a check
+   * costs ~0.5 ms of CPU, where alone it costs ~0.1 ms (see `ChunksShape`).
+   */
+  #current(meta: Table): Promise<Map<string, string>> {
+    if (this.#shared) return this.#shared;
+    const shared = this.#check(meta);
+    const expire = () => {
+      if (this.#shared === shared) this.#shared = undefined;
+    };
+    shared.then(() => setImmediate(expire), expire);
+    this.#shared = shared;
+    return shared;
+  }
+
+  async #check(meta: Table): Promise<Map<string, string>> {
     const version = await meta.version();
     if (this.#cached?.version !== version) {
       // Read after the version: a commit in between leaves newer rows under an older version,
