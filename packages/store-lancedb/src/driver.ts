@@ -4,6 +4,7 @@ import {
   EngramError,
   type FileRecord,
   folderBytes,
+  type IndexedChunk,
   newerLayoutError,
   type SearchFilter,
   type Source,
@@ -19,6 +20,7 @@ import { isMissingFile, rebuildHint, toEngramError } from "./errors.js";
 import { fulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
 import { LanceDbKeyValue, MetaReader, readMeta, upsertMeta, writeEntries } from "./key-value.js";
 import { Maintenance, type Tables } from "./maintenance.js";
+import { ScannedRows } from "./memory-index.js";
 import {
   type LanceDbStoreOptions,
   type Location,
@@ -101,6 +103,7 @@ export class LanceDbDriver implements StoreDriver {
   readonly #maintenance: Maintenance;
   readonly #meta = new MetaReader();
   readonly #shape = new ChunksShape();
+  readonly #rows = new ScannedRows();
   /** The tail of the change queue. */
   #queue: Promise<unknown> = Promise.resolve();
   /** The stale-row count stored in meta when the store opened (see {@link STALE_META_KEY}). */
@@ -240,6 +243,7 @@ export class LanceDbDriver implements StoreDriver {
       chunks.close();
       await ensureIndexes(open.chunks);
       this.#maintenance.restart(0);
+      this.#rows.clear();
     });
   }
 
@@ -274,6 +278,7 @@ export class LanceDbDriver implements StoreDriver {
       );
       await this.#writeChunks(open, batch.removed, rows);
       await this.#writeFiles(open, batch);
+      this.#rows.written(batch.removed, rows);
     });
   }
 
@@ -322,6 +327,20 @@ export class LanceDbDriver implements StoreDriver {
    */
   async generation(): Promise<number> {
     return Number(await this.getMeta(GENERATION_META_KEY)) || 0;
+  }
+
+  /** See `MemoryStore.scanChunks` and {@link ScannedRows}, as for the next two. */
+  async *scanChunks(): AsyncIterable<IndexedChunk[]> {
+    const { chunks } = this.#tables();
+    yield* this.#rows.scan(chunks, (await this.#shape.get(chunks)).dims);
+  }
+
+  getChunksById(ids: readonly string[]): Promise<StoredChunk[]> {
+    return this.#read(({ chunks }) => this.#rows.chunks(chunks, this.#dims(chunks), ids));
+  }
+
+  getVectors(ids: readonly string[]): Promise<Map<string, Float32Array>> {
+    return this.#read(({ chunks }) => this.#rows.vectors(chunks, this.#dims(chunks), ids));
   }
 
   /** See `LanceDbStore.optimize`. */
@@ -456,6 +475,10 @@ export class LanceDbDriver implements StoreDriver {
       }
       await this.#maintenance.afterChange(open);
     });
+  }
+
+  #dims(chunks: Table): () => Promise<number | null> {
+    return async () => (await this.#shape.get(chunks)).dims;
   }
 
   #tables(): Open {

@@ -1,6 +1,7 @@
 // The assertions live in the parity kit (`describeStoreParity`, @engram/core/testing): this file
 // only runs it.
 import { join } from "node:path";
+import { withMemoryIndex } from "@engram/core/driver";
 import { describeStoreParity } from "@engram/core/testing";
 import { createSqliteStore } from "@engram/store-sqlite";
 import { createLanceDbStore } from "../src/index.js";
@@ -17,4 +18,14 @@ describeStoreParity("lancedb vs sqlite", {
   reference: async (dir) => createSqliteStore({ path: join(dir, "index.sqlite") }),
   candidate: async (dir) => createLanceDbStore({ uri: join(dir, "lancedb") }),
   text: { characterTerms: "frequency" },
+});
+
+/**
+ * In a long-lived process (core's in-memory index in front of each store) both rank with core's
+ * own BM25 and exact cosine: the same top 10s, Chinese included.
+ */
+describeStoreParity("lancedb vs sqlite, each with withMemoryIndex", {
+  reference: async (dir) => withMemoryIndex(createSqliteStore({ path: join(dir, "index.sqlite") })),
+  candidate: async (dir) => withMemoryIndex(createLanceDbStore({ uri: join(dir, "lancedb") })),
+  text: { minOverlap: 10, meanOverlap: 1 },
 });
