@@ -58,10 +58,7 @@ import { ChunksShape, searchVector } from "./vectors.js";
  */
 const STALE_META_KEY = "store-lancedb.fulltext-stale";
 
-/**
- * Meta key of the store's generation (see `generation()`): a counter each write and reset
- * increments with one commit at its end.
- */
+/** Meta key of the store's generation (see `generation()`). */
 export const GENERATION_META_KEY = "store-lancedb.generation";
 
 /**
@@ -332,15 +329,15 @@ export class LanceDbDriver implements StoreDriver {
   /** See `MemoryStore.scanChunks` and {@link ScannedRows}, as for the next two. */
   async *scanChunks(): AsyncIterable<IndexedChunk[]> {
     const { chunks } = this.#tables();
-    yield* this.#rows.scan(chunks, (await this.#shape.get(chunks)).dims);
+    yield* this.#rows.scan(chunks, this.#shape);
   }
 
   getChunksById(ids: readonly string[]): Promise<StoredChunk[]> {
-    return this.#read(({ chunks }) => this.#rows.chunks(chunks, this.#dims(chunks), ids));
+    return this.#read(({ chunks }) => this.#rows.chunks(chunks, this.#shape, ids));
   }
 
   getVectors(ids: readonly string[]): Promise<Map<string, Float32Array>> {
-    return this.#read(({ chunks }) => this.#rows.vectors(chunks, this.#dims(chunks), ids));
+    return this.#read(({ chunks }) => this.#rows.vectors(chunks, this.#shape, ids));
   }
 
   /** See `LanceDbStore.optimize`. */
@@ -478,10 +475,6 @@ export class LanceDbDriver implements StoreDriver {
       }
       await this.#maintenance.afterChange(open);
     });
-  }
-
-  #dims(chunks: Table): () => Promise<number | null> {
-    return async () => (await this.#shape.get(chunks)).dims;
   }
 
   #tables(): Open {

@@ -9,6 +9,7 @@ import {
   VECTOR_COLUMN,
 } from "./schema.js";
 import { isIn } from "./sql.js";
+import type { ChunksShape } from "./vectors.js";
 
 /** Rows per page of a scan: ~4 MB of Arrow data at 384 dimensions. */
 const PAGE_ROWS = 1024;
@@ -42,10 +43,11 @@ export class ScannedRows {
    * from one query (one table version throughout; LanceDB reads ahead only as pages are taken).
    * The rows are kept once the last page is taken; the ones kept before go at the start.
    */
-  async *scan(chunks: Table, dims: number | null): AsyncIterable<IndexedChunk[]> {
+  async *scan(chunks: Table, shape: ChunksShape): AsyncIterable<IndexedChunk[]> {
     this.#rows = undefined;
     const rows = new Map<string, Row>();
-    const query = chunks.query().select([CHUNK_COLUMN, TERMS_COLUMN, ...vectorColumn(dims)]);
+    const columns = [CHUNK_COLUMN, TERMS_COLUMN, ...(await vectorColumn(chunks, shape))];
+    const query = chunks.query().select(columns);
     // `execute` takes the page size (the query's public iterator does not).
     type Paged = { execute(options: { maxBatchLength: number }): AsyncIterable<RecordBatch> };
     for await (const batch of (query as unknown as Paged).execute({ maxBatchLength: PAGE_ROWS })) {
@@ -77,21 +79,21 @@ export class ScannedRows {
   }
 
   /** The stored chunks with these ids (absent ids are left out). */
-  async chunks(chunks: Table, dims: () => Promise<number | null>, ids: readonly string[]) {
-    return (await this.#get(chunks, dims, ids)).map(([, row]) => toStoredChunk(row));
+  async chunks(chunks: Table, shape: ChunksShape, ids: readonly string[]) {
+    return (await this.#get(chunks, shape, ids)).map(([, row]) => toStoredChunk(row));
   }
 
   /** The vectors of these chunk ids, at unit length as stored (absent: no vector). */
-  async vectors(chunks: Table, dims: () => Promise<number | null>, ids: readonly string[]) {
+  async vectors(chunks: Table, shape: ChunksShape, ids: readonly string[]) {
     const out = new Map<string, Float32Array>();
-    for (const [id, row] of await this.#get(chunks, dims, ids)) {
+    for (const [id, row] of await this.#get(chunks, shape, ids)) {
       if (row.vector) out.set(id, row.vector);
     }
     return out;
   }
 
   /** The rows of these ids: kept, or read from the table. */
-  async #get(chunks: Table, dims: () => Promise<number | null>, ids: readonly string[]) {
+  async #get(chunks: Table, shape: ChunksShape, ids: readonly string[]) {
     const found: Array<[string, Row]> = [];
     const missing: string[] = [];
     for (const id of ids) {
@@ -99,7 +101,7 @@ export class ScannedRows {
       if (row) found.push([id, row]);
       else missing.push(id);
     }
-    const columns = missing.length ? [CHUNK_COLUMN, ...vectorColumn(await dims())] : [];
+    const columns = missing.length ? [CHUNK_COLUMN, ...(await vectorColumn(chunks, shape))] : [];
     for (const some of batches(missing, IDS_PER_QUERY)) {
       // (`AND vector IS NOT NULL` would make LanceDB read every vector: 4× the CPU.)
       const result = await chunks.query().where(isIn("id", some)).select(columns).toArrow();
@@ -122,6 +124,6 @@ function rowAt(result: RecordBatch | ArrowTable, i: number): [Row, StoredChunk] 
   return [{ path: stored.path, chunk, vector }, stored];
 }
 
-function vectorColumn(dims: number | null): string[] {
-  return dims === null ? [] : [VECTOR_COLUMN];
+async function vectorColumn(chunks: Table, shape: ChunksShape): Promise<string[]> {
+  return (await shape.get(chunks)).dims === null ? [] : [VECTOR_COLUMN];
 }
