@@ -86,6 +86,8 @@ class MemoryIndexFront implements MemoryIndexedStore {
   readonly #options: MemoryIndexOptions;
   #copy: Copy | undefined;
   #loading: Promise<void> | undefined;
+  /** Whether the load under way (or the last one) is small enough for a search to wait for. */
+  #inline: Promise<boolean> = Promise.resolve(false);
   #retryAt = 0;
   #retryMs = RETRY_MS;
   #closed = false;
@@ -226,29 +228,35 @@ class MemoryIndexFront implements MemoryIndexedStore {
     const copy = this.#copy;
     if (copy?.generation === generation) return copy.index;
     this.#copy = undefined;
-    if (this.#loading || performance.now() < this.#retryAt) return undefined;
-    const { chunks, vectors } = await this.#store.stats();
-    const load = this.#load(generation, vectors);
-    if (chunks > (this.#options.backgroundAbove ?? DEFAULT_BACKGROUND_ABOVE)) return undefined;
-    await load;
+    if (!this.#loading) {
+      if (performance.now() < this.#retryAt) return undefined;
+      // Started before anything is awaited: both sides of a hybrid search get here at once, and
+      // each starting a load of its own doubled the load's CPU and memory.
+      const stats = this.#store.stats();
+      this.#load(generation, stats);
+      const above = this.#options.backgroundAbove ?? DEFAULT_BACKGROUND_ABOVE;
+      this.#inline = stats.then(({ chunks }) => chunks <= above).catch(() => false);
+    }
+    if (!(await this.#inline)) return undefined;
+    await this.#loading;
     const loaded = this.#copy as Copy | undefined;
     return loaded?.generation === generation ? loaded.index : undefined;
   }
 
   /** Load the copy at `generation`; kept only if no write changed the store meanwhile. */
-  #load(generation: number, vectors: number): Promise<void> {
+  #load(generation: number, stats: Promise<StoreStats>): void {
     const store = this.#store;
-    const index = new InMemoryIndex({
-      expectedVectors: vectors,
-      exactVectors: async (ids) =>
-        (await (
-          store.getVectors as (ids: readonly string[]) => Promise<Map<string, Float32Array>>
-        ).call(store, ids)) ?? new Map(),
-      ...(this.#options.kernel ? { kernel: this.#options.kernel } : {}),
-    });
     const run = async () => {
       let kept = false;
       try {
+        const index = new InMemoryIndex({
+          expectedVectors: (await stats).vectors,
+          exactVectors: async (ids) =>
+            (await (
+              store.getVectors as (ids: readonly string[]) => Promise<Map<string, Float32Array>>
+            ).call(store, ids)) ?? new Map(),
+          ...(this.#options.kernel ? { kernel: this.#options.kernel } : {}),
+        });
         // Between pages, searches (answered by the store meanwhile) and writes run.
         const turn = () => new Promise((resolve) => setImmediate(resolve));
         const scanCounts = store.scanTermCounts;
@@ -274,11 +282,11 @@ class MemoryIndexFront implements MemoryIndexedStore {
           }
         }
         kept = !this.#closed && (await this.#generation()) === generation;
+        if (kept) this.#copy = { index, generation };
       } catch {
         kept = false; // the store failed or closed under the scan: it keeps answering
       }
       if (kept) {
-        this.#copy = { index, generation };
         this.#retryMs = RETRY_MS;
       } else {
         this.#retryAt = performance.now() + this.#retryMs;
@@ -289,7 +297,6 @@ class MemoryIndexFront implements MemoryIndexedStore {
       if (this.#loading === loading) this.#loading = undefined;
     });
     this.#loading = loading;
-    return loading;
   }
 
   /** The store's chunks for the index's hits, in the contract's order. */

@@ -12,7 +12,7 @@ import { storeUpsert } from "../../src/testing/store-upsert.js";
 function partialStore() {
   const chunks = new Map<string, ChunkRecord>();
   let generation = 0;
-  const state = { failNext: false };
+  const state = { failNext: false, scans: 0 };
   const store = {
     kind: "partial",
     capabilities: {
@@ -38,6 +38,7 @@ function partialStore() {
     searchText: async () => [],
     generation: async () => generation,
     async *scanChunks() {
+      state.scans++;
       yield [...chunks.values()];
     },
     getChunksById: async (ids: readonly string[]) =>
@@ -68,5 +69,22 @@ describe("withMemoryIndex", () => {
     // Loaded again, with what the failed write left (the generation never moved).
     expect((await front.searchText(["beta"], 5)).map((hit) => hit.chunk.path)).toEqual(["b.md"]);
     expect(front.indexLoaded).toBe(true);
+  });
+
+  it("searches that start together share one load, waited for or in the background", async () => {
+    for (const backgroundAbove of [2000, 0]) {
+      const { store, state } = partialStore();
+      await store.write({ upserts: [storeUpsert("a.md", [[1, ["alpha"]]])] });
+      const front = withMemoryIndex(store, { backgroundAbove });
+      const both = await Promise.all([
+        front.searchText(["alpha"], 5),
+        front.searchText(["alpha"], 5),
+      ]);
+      await front.indexReady();
+      expect(state.scans).toBe(1);
+      // Waited for, both answer from the copy; in the background, the store (which finds nothing).
+      expect(both.map((hits) => hits.length)).toEqual(backgroundAbove ? [1, 1] : [0, 0]);
+      expect(front.indexLoaded).toBe(true);
+    }
   });
 });
