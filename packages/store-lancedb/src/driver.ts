@@ -95,6 +95,8 @@ export class LanceDbDriver implements StoreDriver {
   readonly keyValue: LanceDbKeyValue;
   /** Where the database lives. */
   readonly location: Location;
+  /** See `LanceDbStoreOptions.memoryIndexMaxChunks`. */
+  readonly memoryIndexMaxChunks: number;
 
   readonly #options: ResolvedOptions;
   readonly #maintenance: Maintenance;
@@ -111,6 +113,7 @@ export class LanceDbDriver implements StoreDriver {
   constructor(options: LanceDbStoreOptions) {
     this.#options = resolveOptions(options);
     this.location = parseLocation(this.#options.uri);
+    this.memoryIndexMaxChunks = this.#options.memoryIndexMaxChunks;
     this.name = `LanceDB store at ${this.location.uri}`;
     this.#maintenance = new Maintenance(this.#options);
     this.capabilities = {

@@ -224,6 +224,22 @@ describe("withMemoryIndex over LanceDB", () => {
     expect(indexed.indexLoaded).toBe(true);
   });
 
+  it("copies nothing over memoryIndexMaxChunks: LanceDB answers", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri, memoryIndexMaxChunks: 100 });
+    expect(store.memoryIndexMaxChunks).toBe(100);
+    await store.reset({ dims: DIMS });
+    const counter = countScans(store);
+    const indexed = withMemoryIndex(store);
+    await indexed.write({ upserts: corpus(10) }); // 150 chunks
+    await plant(uri, "marker"); // only LanceDB itself finds it
+    expect(await indexed.searchText(["marker"], 5)).toHaveLength(1);
+    await indexed.indexReady();
+    expect(await indexed.searchText(["marker"], 5)).toHaveLength(1);
+    expect(indexed.indexLoaded).toBe(false);
+    expect(counter.scans).toBe(0);
+  });
+
   it("a write here after another instance's: the copy is dropped, and loaded again", async () => {
     const { store, indexed } = await openPair();
     await indexed.write({ upserts: corpus(9) });

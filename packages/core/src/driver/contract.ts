@@ -143,6 +143,13 @@ export interface MemoryStore {
   getChunksById?(ids: readonly string[]): Promise<StoredChunk[]>;
   /** Optional, for `withMemoryIndex`: the vectors of these chunk ids (absent: no vector). */
   getVectors?(ids: readonly string[]): Promise<Map<string, Float32Array>>;
+  /**
+   * Optional, for `withMemoryIndex`: the most chunks a copy of this store's index in a process's
+   * memory may hold; while the store holds more, it answers searches itself. Absent: no limit. A
+   * store whose own indexes serve a large index well, and whose rows cost much memory to copy,
+   * sets one (store-lancedb).
+   */
+  readonly memoryIndexMaxChunks?: number;
 
   /**
    * Optional. Make sure the storage this store has open is still the one at its location and is

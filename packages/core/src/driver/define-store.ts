@@ -98,6 +98,8 @@ export interface StoreDriver {
   getChunksById?(ids: readonly string[]): Promise<StoredChunk[]>;
   /** Optional, for `withMemoryIndex`: see {@link MemoryStore.getVectors}. */
   getVectors?(ids: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** Optional, for `withMemoryIndex`: see {@link MemoryStore.memoryIndexMaxChunks}. */
+  readonly memoryIndexMaxChunks?: number;
   /**
    * The `EngramError` (code, message, hint) for an error the backend threw while doing `action`
    * (e.g. "search the index"), or undefined to let it pass as it is.
@@ -147,6 +149,7 @@ class DefinedStore implements MemoryStore {
   readonly scanTermCounts?: (options: TermCountsScan) => AsyncIterable<TermCountsPage>;
   readonly getChunksById?: (ids: readonly string[]) => Promise<StoredChunk[]>;
   readonly getVectors?: (ids: readonly string[]) => Promise<Map<string, Float32Array>>;
+  readonly memoryIndexMaxChunks?: number;
   readonly #driver: StoreDriver;
   #phase: Phase = "new";
   #opening: Promise<void> | undefined;
@@ -187,6 +190,9 @@ class DefinedStore implements MemoryStore {
     }
     if (getVectors) {
       this.getVectors = (ids) => this.#run("read vectors", () => getVectors.call(driver, ids));
+    }
+    if (driver.memoryIndexMaxChunks !== undefined) {
+      this.memoryIndexMaxChunks = driver.memoryIndexMaxChunks;
     }
   }
 

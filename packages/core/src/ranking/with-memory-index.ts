@@ -35,6 +35,8 @@ export interface MemoryIndexedStore extends MemoryStore {
 const DEFAULT_BACKGROUND_ABOVE = 2000;
 /** Wait before a load starts again after a write overtook one (ms), doubling to a minute. */
 const RETRY_MS = 250;
+/** Wait before the chunk count of an index over `memoryIndexMaxChunks` is read again (ms). */
+const OVER_LIMIT_RECHECK_MS = 60_000;
 const MAX_RETRY_MS = 60_000;
 
 /**
@@ -49,7 +51,9 @@ const MAX_RETRY_MS = 60_000;
  * A store without `generation`, `scanChunks` (or `scanTermCounts`), `getChunksById` and
  * `getVectors` is returned with
  * only `indexReady` added (the in-memory store is such an index already). A store that also has
- * `scanTermCounts` loads through it (no string per term occurrence, postings written once).
+ * `scanTermCounts` loads through it (no string per term occurrence, postings written once). While
+ * the store holds more chunks than its `memoryIndexMaxChunks`, no copy is made and the store
+ * answers (the count is read again once a minute).
  */
 export function withMemoryIndex(
   store: MemoryStore,
@@ -224,6 +228,9 @@ class MemoryIndexFront implements MemoryIndexedStore {
    */
   async #current(): Promise<InMemoryIndex | undefined> {
     if (this.#closed) return undefined;
+    // No copy and none to load for now (a load failed, or the index is over the store's
+    // `memoryIndexMaxChunks`): the store answers, without a generation check.
+    if (!this.#copy && !this.#loading && performance.now() < this.#retryAt) return undefined;
     const generation = await this.#generation();
     const copy = this.#copy;
     if (copy?.generation === generation) return copy.index;
@@ -249,8 +256,15 @@ class MemoryIndexFront implements MemoryIndexedStore {
     const run = async () => {
       let kept = false;
       try {
+        const { chunks, vectors } = await stats;
+        const max = store.memoryIndexMaxChunks;
+        if (max !== undefined && chunks > max) {
+          // Too big to copy: look again now and then, in case the index shrank.
+          this.#retryAt = performance.now() + OVER_LIMIT_RECHECK_MS;
+          return;
+        }
         const index = new InMemoryIndex({
-          expectedVectors: (await stats).vectors,
+          expectedVectors: vectors,
           exactVectors: async (ids) =>
             (await (
               store.getVectors as (ids: readonly string[]) => Promise<Map<string, Float32Array>>

@@ -87,4 +87,26 @@ describe("withMemoryIndex", () => {
       expect(front.indexLoaded).toBe(true);
     }
   });
+
+  it("copies no index over the store's memoryIndexMaxChunks: the store answers, unscanned", async () => {
+    const { store, state } = partialStore();
+    await store.write({ upserts: [storeUpsert("a.md", [[1, ["alpha"]]])] });
+    await store.write({ upserts: [storeUpsert("b.md", [[1, ["alpha"]]])] });
+    const limited = Object.assign(store, { memoryIndexMaxChunks: 1 });
+    const front = withMemoryIndex(limited);
+    for (let i = 0; i < 3; i++) {
+      // The store itself finds nothing: no hit can come from a copy.
+      expect(await front.searchText(["alpha"], 5)).toEqual([]);
+      await front.indexReady();
+    }
+    expect(front.indexLoaded).toBe(false);
+    expect(state.scans).toBe(0);
+
+    // Within the limit, the copy loads as before.
+    const { store: small, state: smallState } = partialStore();
+    await small.write({ upserts: [storeUpsert("a.md", [[1, ["alpha"]]])] });
+    const fronted = withMemoryIndex(Object.assign(small, { memoryIndexMaxChunks: 1 }));
+    expect((await fronted.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
+    expect(smallState.scans).toBe(1);
+  });
 });
