@@ -144,8 +144,9 @@ export interface MemoryStore {
   /** Optional, for `withMemoryIndex`: the vectors of these chunk ids (absent: no vector). */
   getVectors?(ids: readonly string[]): Promise<Map<string, Float32Array>>;
   /**
-   * Optional, for `withMemoryIndex`: the most chunks a copy of this store's index in a process's
-   * memory may hold; while the store holds more, it answers searches itself. Absent: no limit. A
+   * Optional, for `withMemoryIndex`: the most chunks a store may hold for a copy of its index to
+   * be loaded into a process's memory; while it holds more, it answers searches itself (a copy
+   * already loaded keeps following this process's writes). Absent: no limit. A
    * store whose own indexes serve a large index well, and whose rows cost much memory to copy,
    * sets one (store-lancedb).
    */
