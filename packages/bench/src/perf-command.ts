@@ -19,7 +19,11 @@ export function registerBenchPerf(bench: Command, io: Io): void {
       "--stores <list>",
       "stores to measure, comma-separated (default: sqlite,memory,lancedb; qdrant when QDRANT_URL is set)",
     )
-    .option("--runs <n>", "repetitions of each timed phase (medians are reported)", "3")
+    .option(
+      "--runs <n>",
+      "repetitions of each timed phase (medians are reported); a list gives one per size (--sizes 10k,100k --runs 3,1)",
+      "3",
+    )
     .option("--dims <n>", "dimensions of the fixed-cost embedder", "384")
     .option("--seed <n>", "seed of the synthetic workspace and queries")
     .option(
@@ -44,7 +48,7 @@ export function registerBenchPerf(bench: Command, io: Io): void {
       const { report, files } = await benchPerf({
         sizes: parseSizes(flags.sizes),
         ...(flags.stores ? { stores: parseList(flags.stores) } : {}),
-        runs: positiveInt("--runs", flags.runs) ?? 3,
+        runs: parseRuns(flags.runs),
         dims: positiveInt("--dims", flags.dims) ?? 384,
         ...(seed !== undefined ? { seed } : {}),
         out: flags.out,
@@ -77,6 +81,12 @@ export function parseSizes(text: string): number[] {
     }
     return n;
   });
+}
+
+/** `3` → 3; `3,1` → [3, 1] (one per size); anything else is a usage error naming the flag. */
+export function parseRuns(text: string): number | number[] {
+  const counts = parseList(text).map((item) => positiveInt("--runs", item) as number);
+  return counts.length === 1 ? (counts[0] as number) : counts;
 }
 
 function parseList(text: string): string[] {

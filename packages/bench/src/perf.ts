@@ -26,8 +26,11 @@ export interface PerfBenchOptions {
   sizes?: readonly number[];
   /** Store drivers to measure (default sqlite, memory, lancedb; qdrant too when `QDRANT_URL` is set). */
   stores?: readonly string[];
-  /** Repetitions of each timed phase; medians are reported (default 3). */
-  runs?: number;
+  /**
+   * Repetitions of each timed phase; medians are reported (default 3). A list gives one count per
+   * entry of `sizes`, in the same order (e.g. `[3, 1]`: a 100k corpus takes minutes a run).
+   */
+  runs?: number | readonly number[];
   /** Folder for the JSON, Markdown and SVG results; nothing is written when absent. */
   out?: string;
   /** Dimensions of the fixed-cost embedder (default 384). */
@@ -58,7 +61,8 @@ export interface PerfReport {
   settings: {
     sizes: number[];
     stores: string[];
-    runs: number;
+    /** Repetitions per size, in `sizes` order (one number: the same for every size). */
+    runs: number | number[];
     dims: number;
     seed: number;
     queries: { en: number; zh: number };
@@ -94,8 +98,8 @@ export async function benchPerf(
 ): Promise<{ report: PerfReport; files?: PerfFiles }> {
   const log = options.log ?? (() => {});
   const env = options.env ?? process.env;
-  const sizes = [...(options.sizes ?? [10_000, 100_000])].sort((a, b) => a - b);
-  const runs = Math.max(1, options.runs ?? 3);
+  const { sizes, runsOf } = sizesWithRuns(options.sizes ?? [10_000, 100_000], options.runs ?? 3);
+  const runCounts = sizes.map(runsOf);
   const dims = options.dims ?? 384;
   const seed = options.seed ?? DEFAULT_SYNTH_SEED;
   const { stores, skipped } = chooseStores(options.stores, env);
@@ -121,13 +125,21 @@ export async function benchPerf(
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
     },
-    settings: { sizes, stores, runs, dims, seed, queries: QUERY_COUNTS },
+    settings: {
+      sizes,
+      stores,
+      runs: new Set(runCounts).size === 1 ? (runCounts[0] as number) : runCounts,
+      dims,
+      seed,
+      queries: QUERY_COUNTS,
+    },
     skipped,
     corpora: [],
     results: [],
   };
   for (const s of skipped) log(`skipping ${s.store}: ${s.reason}`);
   for (const size of sizes) {
+    const runs = runsOf(size);
     const workspace = await mkdtemp(join(tmpdir(), `engram-perf-${size}-`));
     try {
       const start = performance.now();
@@ -162,6 +174,34 @@ export async function benchPerf(
   }
   if (!options.out) return { report };
   return { report, files: await writePerfResults(options.out, report) };
+}
+
+/**
+ * The sizes in ascending order, each with its repetitions: one count for all, or one per size in
+ * the order given.
+ * @throws EngramError `INVALID_ARGUMENT` when a list of counts does not match the sizes.
+ */
+export function sizesWithRuns(
+  given: readonly number[],
+  runs: number | readonly number[],
+): { sizes: number[]; runsOf: (size: number) => number } {
+  if (typeof runs !== "number" && runs.length !== given.length) {
+    throw new EngramError(
+      "INVALID_ARGUMENT",
+      `${runs.length} run counts for ${given.length} corpus sizes`,
+      { hint: "give one count for every size (--sizes 10000,100000 --runs 3,1), or one for all" },
+    );
+  }
+  const bySize = new Map(
+    given.map((size, i) => [
+      size,
+      Math.max(1, typeof runs === "number" ? runs : (runs[i] as number)),
+    ]),
+  );
+  return {
+    sizes: [...bySize.keys()].sort((a, b) => a - b),
+    runsOf: (size) => bySize.get(size) ?? 1,
+  };
 }
 
 /** Write the JSON (dated and latest), Markdown table and SVG chart of `report` into `out`. */

@@ -264,7 +264,9 @@ function runsText(report: PerfReport): string {
   const bySize = new Map(report.results.map((r) => [r.targetChunks, r.runs]));
   const runs = (n: number) => `${n} run${n === 1 ? "" : "s"}`;
   const distinct = new Set(bySize.values());
-  if (distinct.size <= 1) return runs([...distinct][0] ?? report.settings.runs);
+  const setting = report.settings.runs;
+  const fallback = typeof setting === "number" ? setting : (setting[0] ?? 3);
+  if (distinct.size <= 1) return runs([...distinct][0] ?? fallback);
   return [...bySize].map(([size, n]) => `${runs(n)} at ${count(size)} chunks`).join(", ");
 }
 

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PerfReport } from "../src/perf.js";
+import { type PerfReport, sizesWithRuns } from "../src/perf.js";
 import { bench, removeDir, tempDir } from "./helpers.js";
 
 describe("engram-bench perf (built CLI, real stores, child processes)", () => {
@@ -105,5 +105,19 @@ describe("engram-bench perf (built CLI, real stores, child processes)", () => {
     const size = await bench(["perf", "--sizes", "ten"]);
     expect(size.code).not.toBe(0);
     expect(size.stderr).toMatch(/--sizes: "ten" is not a number of chunks/);
+    const runs = await bench(["perf", "--sizes", "100", "--runs", "3,1"]);
+    expect(runs.code).not.toBe(0);
+    expect(runs.stderr).toMatch(/2 run counts for 1 corpus sizes/);
+    const zero = await bench(["perf", "--sizes", "100", "--runs", "0"]);
+    expect(zero.code).not.toBe(0);
+    expect(zero.stderr).toMatch(/--runs must be a positive whole number, got "0"/);
+  });
+
+  it("takes one run count for every size, or one per size in the order given", () => {
+    const perSize = sizesWithRuns([100_000, 10_000], [1, 3]);
+    expect(perSize.sizes).toEqual([10_000, 100_000]);
+    expect(perSize.sizes.map(perSize.runsOf)).toEqual([3, 1]);
+    const same = sizesWithRuns([10_000, 100_000], 2);
+    expect(same.sizes.map(same.runsOf)).toEqual([2, 2]);
   });
 });
