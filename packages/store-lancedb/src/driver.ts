@@ -465,6 +465,10 @@ export class LanceDbDriver implements StoreDriver {
     return this.#change(async (open) => {
       try {
         await fn(open);
+      } catch (error) {
+        // Part of it may have landed: the kept rows may no longer be what the table holds.
+        this.#rows.clear();
+        throw error;
       } finally {
         // Added in the table (~11 ms of CPU; a read, then an upsert, ~26 ms) at its latest
         // version (on object storage, a read may lag another process's bump).

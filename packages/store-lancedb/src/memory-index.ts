@@ -40,6 +40,11 @@ interface Row {
  */
 export class ScannedRows {
   #rows: Map<string, Row> | undefined;
+  /**
+   * Writes and resets seen so far: a scan keeps its rows only if none came while it ran (its
+   * query reads one table version, which a write made during it is not part of).
+   */
+  #changes = 0;
 
   /**
    * Every chunk with its analysed terms (the `terms` column split on single spaces) and vector (at
@@ -49,6 +54,7 @@ export class ScannedRows {
    */
   async *scan(chunks: Table, shape: ChunksShape): AsyncIterable<IndexedChunk[]> {
     this.#rows = undefined;
+    const changes = this.#changes;
     const rows = new Map<string, Row>();
     const columns = [CHUNK_COLUMN, TERMS_COLUMN, ...(await vectorColumn(chunks, shape))];
     const query = chunks.query().select(columns);
@@ -63,11 +69,12 @@ export class ScannedRows {
         return { ...stored, terms: text ? text.split(" ") : [], embedding: row.vector };
       });
     }
-    this.#rows = rows;
+    if (this.#changes === changes) this.#rows = rows;
   }
 
   /** After a write: the chunks of `removed` paths go, `written` come (kept only after a scan). */
   written(removed: readonly string[], written: readonly ChunkRow[]): void {
+    this.#changes++;
     const rows = this.#rows;
     if (!rows) return;
     const paths = new Set(removed);
@@ -77,8 +84,9 @@ export class ScannedRows {
     }
   }
 
-  /** Forget every row (a reset). */
+  /** Forget every row (a reset, or a write that failed part-way). */
   clear(): void {
+    this.#changes++;
     this.#rows = undefined;
   }
 

@@ -7,6 +7,7 @@ import {
   withMemoryIndex,
 } from "@engram/core/driver";
 import { seededRandom } from "@engram/core/testing";
+import { connect } from "@lancedb/lancedb";
 import { describe, expect, it } from "vitest";
 import type { LanceDbStore } from "../src/index.js";
 import { toChunkRow } from "../src/schema.js";
@@ -157,6 +158,37 @@ describe("what the copy reads", () => {
       ["notes/002.md:1", Float32Array.from([1, 0, 0, 0, 0, 0, 0, 0])],
       fromTable.vectors[1],
     ]);
+  });
+});
+
+describe("the rows kept for the copy", () => {
+  it("are not kept from a scan that a write of this instance overlapped", async () => {
+    const store = await temp.open();
+    await store.reset({ dims: DIMS });
+    await store.write({ upserts: corpus(5, 60) }); // 300 chunks: two pages
+    const gone = (await store.getChunks("notes/000.md")).map((chunk) => chunk.id);
+    expect(gone.length).toBeGreaterThan(0);
+    const pages = (store.scanChunks?.() as AsyncIterable<IndexedChunk[]>)[Symbol.asyncIterator]();
+    await pages.next();
+    await store.write({ deletes: ["notes/000.md"] });
+    while (!(await pages.next()).done);
+    expect(await store.getChunksById?.(gone)).toEqual([]);
+    expect((await store.getVectors?.(gone))?.size).toBe(0);
+  });
+
+  it("are dropped by a write that fails part-way", async () => {
+    const uri = await temp.dir();
+    const store = await temp.open({ uri });
+    await store.reset({ dims: DIMS });
+    await store.write({ upserts: corpus(6, 10) });
+    const gone = (await store.getChunks("notes/000.md")).map((chunk) => chunk.id);
+    for await (const _ of store.scanChunks?.() ?? []);
+    // The files table goes behind the store's back: the chunks commit lands, the files one fails.
+    const db = await connect(uri);
+    await db.dropTable("files");
+    db.close();
+    await expect(store.write({ deletes: ["notes/000.md"] })).rejects.toThrow();
+    expect(await store.getChunksById?.(gone)).toEqual([]);
   });
 });
 
