@@ -168,7 +168,9 @@ describe("the rows kept for the copy", () => {
     await store.write({ upserts: corpus(5, 60) }); // 300 chunks: two pages
     const gone = (await store.getChunks("notes/000.md")).map((chunk) => chunk.id);
     expect(gone.length).toBeGreaterThan(0);
-    const pages = (store.scanChunks?.() as AsyncIterable<IndexedChunk[]>)[Symbol.asyncIterator]();
+    const scan = store.scanChunks?.();
+    if (!scan) throw new Error("the LanceDB store has scanChunks");
+    const pages = scan[Symbol.asyncIterator]();
     await pages.next();
     await store.write({ deletes: ["notes/000.md"] });
     while (!(await pages.next()).done);
