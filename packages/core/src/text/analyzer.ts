@@ -82,7 +82,7 @@ export interface AnalyzerOptions {
 }
 
 /** Bump when any rule below changes the terms of some text. */
-export const ANALYZER_VERSION = 3;
+export const ANALYZER_VERSION = 4;
 
 /**
  * Longest text ever handed to `Intl.Segmenter` at once. V8's segmenter is quadratic in the input
@@ -97,6 +97,12 @@ const MAX_SEGMENT = 256;
  * - Scripts written with spaces (Latin, Cyrillic, Greek, Hangul, …): each run of letters, marks and
  *   numbers is one term. `memorySearch.query.hybrid` → `memorysearch`, `query`, `hybrid`;
  *   `snake_case` → `snake`, `case`; `a828e60` and `café` stay whole.
+ * - A short word and a number joined by one hyphen (1–4 ASCII letters and digits, either way
+ *   round, with no hyphen before or after: `IL-6`, `CD-4`, `3-D`) also give the two joined
+ *   (`il6`, `cd4`, `3d`), right after the parts, so `IL6` and `IL-6` find each other. On SciFact
+ *   this lifted keyword nDCG@10 from 0.6998 to 0.7042 (even / odd queries 0.7057 → 0.7080 /
+ *   0.6940 → 0.7005) with CMRC 2018 and LoCoMo unchanged; joining every hyphenated word gave
+ *   0.6991, splitting letters from digits (`il6` → `il`, `6`) cost CMRC and LoCoMo a little.
  * - Han, Hiragana, Katakana (incl. ー): see {@link AnalyzerOptions.cjk}. In bigram mode the terms
  *   come in text order, `c1, c1c2, c2, c2c3, c3`, so the terms of a substring form a contiguous
  *   subsequence of the terms of the text (phrase queries work too).
@@ -152,6 +158,18 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const scan = (s: string, query: boolean, mayStem?: (word: string) => boolean): string[] => {
     const out: string[] = [];
     const n = s.length;
+    // The last spaced part emitted, for the hyphen joins (see `joinedAfter`).
+    let lastStart = -1;
+    let lastEnd = -1;
+    const part = (partClass: ScriptClass, from: number, to: number): void => {
+      emit(partClass, s.slice(from, to), out, query, mayStem);
+      if (partClass !== SPACED) return;
+      const joined =
+        lastEnd === from - 1 ? joinedAfter(s, lastStart, lastEnd, from, to) : undefined;
+      if (joined !== undefined) word(joined, out, mayStem);
+      lastStart = from;
+      lastEnd = to;
+    };
     // One pass over the code points: runs of letters/marks/numbers, cut where the script changes.
     // (A regex finding the runs first costs less in a cold process but twice as much warm, and a
     // sync analyses every chunk.)
@@ -162,23 +180,21 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       const c = charClass(cp);
       if (c === SEPARATOR) {
         // A part of nothing but combining marks yields no term.
-        if (start >= 0 && cls !== INHERIT) emit(cls, s.slice(start, i), out, query, mayStem);
+        if (start >= 0 && cls !== INHERIT) part(cls, start, i);
         start = -1;
       } else if (start < 0) {
         start = i;
         cls = c;
       } else if (c !== INHERIT && c !== cls) {
         if (cls !== INHERIT) {
-          emit(cls, s.slice(start, i), out, query, mayStem);
+          part(cls, start, i);
           start = i;
         }
         cls = c;
       }
       i += cp > 0xffff ? 2 : 1;
     }
-    if (start >= 0 && cls !== INHERIT) {
-      emit(cls, start === 0 ? s : s.slice(start), out, query, mayStem);
-    }
+    if (start >= 0 && cls !== INHERIT) part(cls, start, n);
     return out;
   };
   const analyse = (text: string, query: boolean): string[] =>
@@ -198,11 +214,16 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         needles.push(stemPrefix(term));
       } else {
         needles.push(term);
+        // A joined term is in the text with its hyphen (`il6` from `il-6`).
+        if (JOINED.test(term))
+          needles.push(term.replace(/(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])/, "-"));
       }
     }
     const mayStem = (word: string) => stems.some((prefix) => word.startsWith(prefix));
+    // A joined term (`il6` from `il-6`) is no word of the text: the regex cannot find it.
     const words =
-      needles.length > 0 && needles.every((needle) => ASCII_RUN.test(needle))
+      needles.length > 0 &&
+      needles.every((needle) => ASCII_RUN.test(needle) && !JOINED.test(needle))
         ? new RegExp(`(?<![a-z0-9])(?:${needles.join("|")})[a-z0-9]*`, "g")
         : undefined;
     return (text: string): string[] => {
@@ -242,6 +263,36 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
 
 /** A run of ASCII letters and digits (lower-cased): one script, one term. */
 const ASCII_RUN = /^[a-z0-9]+$/;
+
+/** A short word (1–4 ASCII letters) or a number: what a hyphen may join (see `joinedAfter`). */
+const SHORT_WORD = /^[a-z]{1,4}$/;
+const NUMBER = /^[0-9]+$/;
+/** A term {@link joinedAfter} can give. */
+const JOINED = /^(?:[a-z]{1,4}[0-9]+|[0-9]+[a-z]{1,4})$/;
+
+/**
+ * The joined term of the parts `s[a, aEnd)` and `s[b, bEnd)`, one hyphen apart (`aEnd + 1 === b`):
+ * a short word and a number, either way round, with no hyphen before the first nor after the
+ * second (`il-6` → `il6`; `anti-il-6` and `il-6-r` give none). Undefined otherwise.
+ */
+function joinedAfter(
+  s: string,
+  a: number,
+  aEnd: number,
+  b: number,
+  bEnd: number,
+): string | undefined {
+  if (s.charCodeAt(aEnd) !== HYPHEN) return undefined;
+  if (a > 0 && s.charCodeAt(a - 1) === HYPHEN) return undefined;
+  if (bEnd < s.length && s.charCodeAt(bEnd) === HYPHEN) return undefined;
+  const first = s.slice(a, aEnd);
+  const second = s.slice(b, bEnd);
+  const joins =
+    (SHORT_WORD.test(first) && NUMBER.test(second)) ||
+    (NUMBER.test(first) && SHORT_WORD.test(second));
+  return joins ? first + second : undefined;
+}
+const HYPHEN = 0x2d;
 const NON_ASCII = /[^\0-\x7f]/;
 
 /**

@@ -97,9 +97,9 @@ function randomText(next: () => number): string {
 
 describe("createAnalyzer", () => {
   it("has an id naming version and options", () => {
-    expect(bigrams.id).toBe("engram-analyzer/3;cjk=bigrams;en=none");
-    expect(words.id).toBe("engram-analyzer/3;cjk=words;en=none");
-    expect(createAnalyzer().id).toBe("engram-analyzer/3;cjk=bigrams;en=porter2+stop");
+    expect(bigrams.id).toBe("engram-analyzer/4;cjk=bigrams;en=none");
+    expect(words.id).toBe("engram-analyzer/4;cjk=words;en=none");
+    expect(createAnalyzer().id).toBe("engram-analyzer/4;cjk=bigrams;en=porter2+stop");
   });
 
   it("rejects an unknown CJK mode", () => {
@@ -124,6 +124,21 @@ describe("createAnalyzer", () => {
     expect(bigrams.terms("snake_case sqlite-vec")).toEqual(["snake", "case", "sqlite", "vec"]);
     expect(bigrams.terms("commit a828e60")).toEqual(["commit", "a828e60"]);
     expect(bigrams.terms("Русский ТЕКСТ, Ελληνικά!")).toEqual(["русский", "текст", "ελληνικά"]);
+  });
+
+  it("joins a short word and a number across one hyphen, after the parts", () => {
+    expect(bigrams.terms("IL-6 and IL6")).toEqual(["il", "6", "il6", "and", "il6"]);
+    expect(bigrams.terms("3-D CD-4+ x-ray covid-19")).toEqual([
+      ...["3", "d", "3d", "cd", "4", "cd4", "x", "ray", "covid", "19"],
+    ]);
+    // No join inside a longer chain, across two hyphens or spaces, or into a longer run.
+    expect(bigrams.terms("anti-IL-6 il-6-r il--6 il - 6 il-6é")).toEqual([
+      ...["anti", "il", "6", "il", "6", "r", "il", "6", "il", "6", "il", "6é"],
+    ]);
+    // A script change ends the run: the join holds before Chinese.
+    expect(bigrams.terms("IL-6基因")).toEqual(["il", "6", "il6", "基", "基因", "因"]);
+    // The parts go through the English rules (a stop word is dropped); the joined term is kept.
+    expect(createAnalyzer().terms("a-1 IL-6")).toEqual(["1", "a1", "il", "6", "il6"]);
   });
 
   it("normalises with NFKC and lower-cases", () => {

@@ -87,6 +87,18 @@ const FRAGMENTS = [
   "𠀀release",
   "\ud800release",
   "release\udc00",
+  // Short words and numbers a hyphen joins (`il-6` → `il`, `6`, `il6`), or does not.
+  "IL",
+  "6",
+  "cd",
+  "42",
+  "il6",
+  "IL-6",
+  "3-D",
+  "anti-IL-6",
+  "il-6-r",
+  "IL-6基因",
+  "il-6é",
 ];
 
 /** A word made of a random stem and one to three suffixes. */
