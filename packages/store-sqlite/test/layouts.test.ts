@@ -98,11 +98,12 @@ function tablesOf(path: string): string[] {
 }
 
 describe("index layouts (PRAGMA user_version)", () => {
-  it("a new database gets the current layout", async () => {
+  it("a new database gets the current layout, in 16 KiB pages", async () => {
     const path = join(await temp.dir(), "index.sqlite");
     await temp.open({ path });
     const db = new Database(path, { readonly: true });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
+    expect(db.pragma("page_size", { simple: true })).toBe(16_384);
     db.close();
     expect(tablesOf(path)).toEqual(
       expect.arrayContaining(["meta", "files", "chunks", "chunks_fts", "key_value", "term_ids"]),
@@ -150,6 +151,8 @@ describe("index layouts (PRAGMA user_version)", () => {
       expect(tablesOf(path)).not.toContain("embedding_cache");
       const db = new Database(path, { readonly: true });
       expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
+      // SQLite fixes a file's page size when it is made: an older index keeps its 4 KiB pages.
+      expect(db.pragma("page_size", { simple: true })).toBe(4096);
       db.close();
     });
   }
