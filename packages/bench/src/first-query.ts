@@ -1,6 +1,7 @@
 import { fork } from "node:child_process";
 import { storeFromConfig } from "@engram/cli";
-import { createMemory, isEngramError, loadConfig, type SearchMode } from "@engram/core";
+import { createMemory, isEngramError, loadConfig, type SearchMode, warmUp } from "@engram/core";
+import { withMemoryIndexFactory } from "@engram/core/driver";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { meteredEmbedder } from "./perf-embedder.js";
 import { median } from "./stats.js";
@@ -13,6 +14,11 @@ export interface FirstQueryJob {
   /** Dimensions of the fixed-cost embedder (vector mode). */
   dims: number;
   query: string;
+  /**
+   * Open as a long-lived process does (`engram mcp`, `ui`): the in-memory index in front of the
+   * store, and core's `warmUp` run before the first search.
+   */
+  warm?: boolean;
 }
 
 /** What one fresh process measured. */
@@ -23,6 +29,8 @@ export interface FirstQueryRun {
   searchMs: number;
   /** The same search in CPU time of the process (all its threads). */
   searchCpuMs: number;
+  /** `warmUp` before the search (warm jobs only). */
+  warmUpMs?: number;
 }
 
 /** Medians over several fresh processes, each asking one query once. */
@@ -31,6 +39,8 @@ export interface FirstQuery {
   openMs: number;
   searchMs: number;
   searchCpuMs: number;
+  /** Warm jobs: `warmUp` before the search. */
+  warmUpMs?: number;
 }
 
 /**
@@ -47,17 +57,25 @@ export async function measureFirstQuery(job: FirstQueryJob): Promise<FirstQueryR
     workspace: job.workspace,
     config,
     readConfigFile: false,
-    store: await storeFromConfig(config, job.store),
+    store: job.warm
+      ? withMemoryIndexFactory(await storeFromConfig(config, job.store))
+      : await storeFromConfig(config, job.store),
     embedder,
   });
   const openMs = performance.now() - opened;
   try {
+    const warmUpMs = job.warm ? (await warmUp(memory)).ms : undefined;
     const cpu = process.cpuUsage();
     const start = performance.now();
     await memory.search(job.query, { mode: job.mode });
     const searchMs = performance.now() - start;
     const used = process.cpuUsage(cpu);
-    return { openMs, searchMs, searchCpuMs: (used.user + used.system) / 1000 };
+    return {
+      openMs,
+      searchMs,
+      searchCpuMs: (used.user + used.system) / 1000,
+      ...(warmUpMs === undefined ? {} : { warmUpMs }),
+    };
   } finally {
     await memory.close();
   }
@@ -77,11 +95,13 @@ export async function firstQueries(
     const query = queries[i % queries.length] as string;
     runs.push(await inChild({ ...base, query }));
   }
+  const warmUps = runs.flatMap((r) => (r.warmUpMs === undefined ? [] : [r.warmUpMs]));
   return {
     processes,
     openMs: median(runs.map((r) => r.openMs)),
     searchMs: median(runs.map((r) => r.searchMs)),
     searchCpuMs: median(runs.map((r) => r.searchCpuMs)),
+    ...(warmUps.length ? { warmUpMs: median(warmUps) } : {}),
   };
 }
 

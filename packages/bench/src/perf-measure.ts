@@ -79,6 +79,8 @@ export interface KeywordPhase {
   search: { keyword: Latency; storeText: Latency };
   /** A keyword query as the first search of a new process (optional: older results lack it). */
   firstQuery?: FirstQuery;
+  /** The same in a long-lived process, after core's `warmUp` (optional: older results lack it). */
+  firstQueryWarm?: FirstQuery;
   diskBytes: number;
   peakRssMb: number;
 }
@@ -101,6 +103,8 @@ export interface VectorPhase {
   };
   /** A vector query as the first search of a new process (optional: older results lack it). */
   firstQuery?: FirstQuery;
+  /** The same in a long-lived process, after core's `warmUp` (optional: older results lack it). */
+  firstQueryWarm?: FirstQuery;
   diskBytes: number;
   peakRssMb: number;
 }
@@ -170,8 +174,15 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   } finally {
     await memory.close();
   }
-  const firstQuery = await firstQueries(
-    { workspace: job.workspace, store: job.store, mode: "keyword", dims: job.dims },
+  const keywordJob = {
+    workspace: job.workspace,
+    store: job.store,
+    mode: "keyword" as const,
+    dims: job.dims,
+  };
+  const firstQuery = await firstQueries(keywordJob, job.queries, FIRST_QUERY_PROCESSES);
+  const firstQueryWarm = await firstQueries(
+    { ...keywordJob, warm: true },
     job.queries,
     FIRST_QUERY_PROCESSES,
   );
@@ -191,6 +202,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
     appendSync,
     search,
     firstQuery,
+    firstQueryWarm,
     diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
@@ -276,8 +288,15 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
   } finally {
     await memory.close();
   }
-  const firstQuery = await firstQueries(
-    { workspace: job.workspace, store: job.store, mode: "vector", dims: job.dims },
+  const vectorJob = {
+    workspace: job.workspace,
+    store: job.store,
+    mode: "vector" as const,
+    dims: job.dims,
+  };
+  const firstQuery = await firstQueries(vectorJob, job.queries, FIRST_QUERY_PROCESSES);
+  const firstQueryWarm = await firstQueries(
+    { ...vectorJob, warm: true },
     job.queries,
     FIRST_QUERY_PROCESSES,
   );
@@ -292,6 +311,7 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
     },
     search,
     firstQuery,
+    firstQueryWarm,
     diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };

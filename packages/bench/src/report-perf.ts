@@ -1,3 +1,4 @@
+import type { FirstQuery } from "./first-query.js";
 import type { PerfReport, PerfResult } from "./perf.js";
 import type { Latency } from "./perf-measure.js";
 
@@ -102,13 +103,18 @@ export function perfMarkdown(report: PerfReport): string {
       "",
       "## First query in a new process",
       "",
-      "A fresh Node process opens the workspace (`createMemory`, as a CLI call or a new MCP server " +
-        "does) and times its first search; the median over several processes, each asking one " +
-        "query. Nothing of the store is warm but the operating system's file cache.",
+      "A fresh Node process opens the workspace (`createMemory`, as a CLI call does) and times its " +
+        "first search; the median over several processes, each asking one query. Nothing of the " +
+        "store is warm but the operating system's file cache. A long-lived process (`engram mcp`, " +
+        "`ui`) opens with the in-memory index in front of the store and runs core's `warmUp` " +
+        "(the index loaded, one keyword search run) before its first client search: the last " +
+        "columns, warm-up time / first search (wall).",
       "",
-      "| store | chunks | open | first keyword search (wall / CPU) | open | first vector search (wall / CPU) |",
-      "|---|--:|--:|--:|--:|--:|",
+      "| store | chunks | open | first keyword search (wall / CPU) | open | first vector search (wall / CPU) | long-lived: warm-up / first keyword | warm-up / first vector |",
+      "|---|--:|--:|--:|--:|--:|--:|--:|",
     );
+    const warm = (q: FirstQuery | undefined) =>
+      q?.warmUpMs === undefined ? "–" : `${ms(q.warmUpMs)} / ${ms(q.searchMs)}`;
     for (const r of first) {
       const k = r.keyword?.firstQuery;
       const v = r.vector?.firstQuery;
@@ -120,6 +126,8 @@ export function perfMarkdown(report: PerfReport): string {
           k ? `${ms(k.searchMs)} / ${ms(k.searchCpuMs)}` : "–",
           v ? ms(v.openMs) : "–",
           v ? `${ms(v.searchMs)} / ${ms(v.searchCpuMs)}` : "–",
+          warm(r.keyword?.firstQueryWarm),
+          warm(r.vector?.firstQueryWarm),
         ]),
       );
     }
@@ -206,24 +214,20 @@ export function sqliteTargets(report: PerfReport): TargetCheck[] {
       cpuMet: k.coldSync.chunksPerCpuSecond >= 2_000,
     });
   }
-  const firstKeyword = at(10_000)?.keyword?.firstQuery;
-  if (firstKeyword) {
+  const firstChecks = [
+    ["keyword", 10_000, 5, "one-shot", at(10_000)?.keyword?.firstQuery],
+    ["keyword", 10_000, 5, "long-lived, after warm-up", at(10_000)?.keyword?.firstQueryWarm],
+    ["vector", 100_000, 100, "one-shot", at(100_000)?.vector?.firstQuery],
+    ["vector", 100_000, 100, "long-lived, after warm-up", at(100_000)?.vector?.firstQueryWarm],
+  ] as const;
+  for (const [mode, chunks, limit, kind, first] of firstChecks) {
+    if (!first) continue;
     checks.push({
-      label: "first keyword search of a new process ≤ 5 ms at 10,000 chunks",
-      measured: ms(firstKeyword.searchMs),
-      met: firstKeyword.searchMs <= 5,
-      cpuMeasured: ms(firstKeyword.searchCpuMs),
-      cpuMet: firstKeyword.searchCpuMs <= 5,
-    });
-  }
-  const firstVector = at(100_000)?.vector?.firstQuery;
-  if (firstVector) {
-    checks.push({
-      label: "first vector search of a new process ≤ 100 ms at 100,000 chunks",
-      measured: ms(firstVector.searchMs),
-      met: firstVector.searchMs <= 100,
-      cpuMeasured: ms(firstVector.searchCpuMs),
-      cpuMet: firstVector.searchCpuMs <= 100,
+      label: `first ${mode} search of a new process (${kind}) ≤ ${limit} ms at ${count(chunks)} chunks`,
+      measured: ms(first.searchMs),
+      met: first.searchMs <= limit,
+      cpuMeasured: ms(first.searchCpuMs),
+      cpuMet: first.searchCpuMs <= limit,
     });
   }
   const big = at(100_000);

@@ -68,6 +68,14 @@ describe("engram-bench perf (built CLI, real stores, child processes)", () => {
         expect(l?.p50Ms).toBeGreaterThan(0);
         expect(l?.p95Ms).toBeGreaterThanOrEqual(l?.p50Ms ?? 0);
       }
+      // A new process's first search, one-shot and long-lived (after core's warm-up).
+      for (const first of [k?.firstQuery, v?.firstQuery, k?.firstQueryWarm, v?.firstQueryWarm]) {
+        expect(first?.processes).toBeGreaterThan(0);
+        expect(first?.searchMs).toBeGreaterThan(0);
+      }
+      expect(k?.firstQuery?.warmUpMs).toBeUndefined();
+      expect(k?.firstQueryWarm?.warmUpMs).toBeGreaterThan(0);
+      expect(v?.firstQueryWarm?.warmUpMs).toBeGreaterThan(0);
       // Vectors take room: the embedded index is bigger than the keyword-only one.
       expect(v?.diskBytes).toBeGreaterThan(k?.diskBytes ?? 0);
       expect(k?.peakRssMb).toBeGreaterThan(20);

@@ -71,7 +71,13 @@ describe("engram mcp (stdio): tools", () => {
   it("searches from core's in-memory index and sees what another process indexed meanwhile", async () => {
     const ws = await workspace(FILES);
     // No watcher: only the index tells this server about the other process's note.
-    const { call } = await connectStdio(ws, ["--no-watch"]);
+    const { call, stderr } = await connectStdio(ws, ["--no-watch"]);
+    // After its first sync the server warms up: the index loaded, one search run, not recorded.
+    const ready = await eventually(async () =>
+      /ready to search from the index in memory/.test(stderr()),
+    );
+    expect(ready, stderr()).toBe(true);
+    await expect(readFile(join(ws, ".engram/lifecycle/recall.json"))).rejects.toThrow(/ENOENT/);
     const search = async (query: string) =>
       json(await call("memory_search", { query, minScore: 0 })).results as Array<{
         path: string;

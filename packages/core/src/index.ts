@@ -281,6 +281,7 @@ export type {
   SearchResponse,
   SearchResult,
 } from "./search/types.js";
+export { type WarmUpReport, type WarmUpTarget, warmUp } from "./search/warm-up.js";
 export type { SyncEstimate } from "./sync/estimate.js";
 export type { WatcherHealth } from "./sync/heartbeat.js";
 export type { SyncOptions } from "./sync/indexer.js";

@@ -485,9 +485,11 @@ export class Memory {
           query,
           opts,
         );
-        this.recall.noteSearch(query, response.results, {
-          keepText: !response.results.some((r) => sealed.paths.has(r.path)),
-        });
+        if (opts.recordRecall !== false) {
+          this.recall.noteSearch(query, response.results, {
+            keepText: !response.results.some((r) => sealed.paths.has(r.path)),
+          });
+        }
         if (response.rerank) {
           await this.#rerank
             .note(this.store, response.rerank, this.#clock.now())

@@ -7,13 +7,14 @@ import {
   type Memory,
   startMaintenance,
   ToolPrivacy,
+  warmUp,
 } from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import type { Io } from "../output.js";
 import { stopSignal } from "../stop-signal.js";
 import { openMemory, workspaceDir } from "../workspace.js";
-import { describeSync } from "./sync.js";
+import { describeSync, describeWarmUp } from "./sync.js";
 
 /** Port of `engram mcp --http` when none is given. */
 export const DEFAULT_MCP_PORT = 7345;
@@ -181,10 +182,15 @@ function startBackground(
       onError: (error) => log(`sync failed: ${(error as Error).message}`),
     });
   }
-  memory.sync().then(
-    (report) => report && log(describeSync(report)),
-    (error: Error) => log(`sync failed: ${error.message}`),
-  );
+  // Then ready the first search: the in-memory index loaded, the search code run once.
+  memory
+    .sync()
+    .then(
+      (report) => report && log(describeSync(report)),
+      (error: Error) => log(`sync failed: ${error.message}`),
+    )
+    .then(() => warmUp(memory))
+    .then((warm) => log(describeWarmUp(warm)));
   const maintenance = startMaintenance(memory, {
     onRun: (run) => log(`maintenance (${run.trigger}): ${run.outcome}`),
     onError: (error) => log(`maintenance failed: ${(error as Error).message}`),

@@ -1,4 +1,4 @@
-import type { LockWait, SyncEstimate, SyncReport } from "@engram/core";
+import type { LockWait, SyncEstimate, SyncReport, WarmUpReport } from "@engram/core";
 import type { Command } from "commander";
 import { positiveInt, withMemory } from "../context.js";
 import { duration, type Io, json, line, plural, warn } from "../output.js";
@@ -76,6 +76,12 @@ export function describeEstimate(e: SyncEstimate): string {
       ? "no embedding provider (keyword search only)"
       : `${plural(e.toEmbed.chunks, "chunk")} to embed with ${e.provider}, ~${e.toEmbed.tokens} tokens; ${e.cacheHits} from cache`;
   return `Dry run: ${plural(e.files.index, "file")} to index, ${e.files.removed} to remove, ${plural(e.chunks, "chunk")}; ${embed}${rebuild}. Nothing was changed.`;
+}
+
+/** One line saying a long-lived process is ready for searches (see core's `warmUp`). */
+export function describeWarmUp(w: WarmUpReport): string {
+  const how = w.indexLoaded ? "from the index in memory" : "from the store";
+  return `ready to search ${how} (warmed up in ${duration(w.ms)})`;
 }
 
 /** One line saying what a sync did. */

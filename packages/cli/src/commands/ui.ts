@@ -1,10 +1,10 @@
-import { EngramError } from "@engram/core";
+import { EngramError, warmUp } from "@engram/core";
 import type { Command } from "commander";
 import { globals, positiveInt } from "../context.js";
 import { type Io, line } from "../output.js";
 import { stopSignal } from "../stop-signal.js";
 import { openMemory, workspaceDir } from "../workspace.js";
-import { describeSync } from "./sync.js";
+import { describeSync, describeWarmUp } from "./sync.js";
 
 interface UiFlags {
   port?: string;
@@ -78,10 +78,14 @@ export function registerUi(program: Command, io: Io): void {
             `warning: listening on ${flags.host}: anyone who can reach it and has the token can read this memory`,
           );
         }
-        memory.sync({ wait: false }).then(
-          (report) => report && log(describeSync(report)),
-          (error: Error) => log(`sync failed: ${error.message}`),
-        );
+        memory
+          .sync({ wait: false })
+          .then(
+            (report) => report && log(describeSync(report)),
+            (error: Error) => log(`sync failed: ${error.message}`),
+          )
+          .then(() => warmUp(memory))
+          .then((warm) => log(describeWarmUp(warm)));
         const stop = stopSignal();
         if (flags.open)
           openBrowser(ui.url).catch(() => log("could not open a browser: open the URL above"));

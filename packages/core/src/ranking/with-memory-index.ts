@@ -30,6 +30,12 @@ export interface MemoryIndexedStore extends MemoryStore {
   indexReady(): Promise<void>;
   /** True while searches are answered from the copy in memory (false: by the store). */
   readonly indexLoaded: boolean;
+  /**
+   * Load the copy now, unless it is loaded or loading, and resolve once no load is under way; true
+   * when searches are then answered from it. A long-lived process calls it right after opening
+   * (core's `warmUp`), so that its first searches neither wait for the load nor start it.
+   */
+  loadIndex(): Promise<boolean>;
 }
 
 const DEFAULT_BACKGROUND_ABOVE = 2000;
@@ -61,7 +67,11 @@ export function withMemoryIndex(
 ): MemoryIndexedStore {
   const scans = store.scanChunks || store.scanTermCounts;
   if (!store.generation || !scans || !store.getChunksById || !store.getVectors) {
-    return Object.assign(store, { indexReady: async () => {}, indexLoaded: false });
+    return Object.assign(store, {
+      indexReady: async () => {},
+      loadIndex: async () => false,
+      indexLoaded: false,
+    });
   }
   return new MemoryIndexFront(store, options);
 }
@@ -210,6 +220,12 @@ class MemoryIndexFront implements MemoryIndexedStore {
 
   async indexReady(): Promise<void> {
     while (this.#loading) await this.#loading;
+  }
+
+  async loadIndex(): Promise<boolean> {
+    await this.#current(); // starts a load when the copy is missing or stale
+    await this.indexReady();
+    return this.indexLoaded;
   }
 
   async close(): Promise<void> {

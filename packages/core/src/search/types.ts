@@ -43,6 +43,11 @@ export interface SearchOptions {
    * when a reranker is configured). `true` without a configured reranker is an error.
    */
   rerank?: boolean;
+  /**
+   * Count the results in the recall log (default true), which promotion candidates and
+   * consolidation's recall guard read. False for a search no one asked for, such as a warm-up.
+   */
+  recordRecall?: boolean;
   signal?: AbortSignal;
 }
 

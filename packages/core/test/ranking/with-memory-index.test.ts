@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { MemoryStore } from "../../src/driver/contract.js";
 import type { ChunkRecord, StoreBatch } from "../../src/driver/records.js";
 import { withMemoryIndex } from "../../src/ranking/with-memory-index.js";
+import type { SearchOptions } from "../../src/search/types.js";
+import { warmUp } from "../../src/search/warm-up.js";
 import { storeUpsert } from "../../src/testing/store-upsert.js";
 
 /**
@@ -49,6 +51,12 @@ function partialStore() {
         return [stored];
       }),
     getVectors: async () => new Map<string, Float32Array>(),
+    listFiles: async () => [
+      ...new Map(
+        [...chunks.values()].map((c) => [c.path, { path: c.path, tier: c.tier }]),
+      ).values(),
+    ],
+    getChunks: async (path: string) => [...chunks.values()].filter((c) => c.path === path),
     close: async () => {},
   };
   return { store: store as unknown as MemoryStore, state };
@@ -108,5 +116,59 @@ describe("withMemoryIndex", () => {
     const fronted = withMemoryIndex(Object.assign(small, { memoryIndexMaxChunks: 1 }));
     expect((await fronted.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
     expect(smallState.scans).toBe(1);
+  });
+
+  it("loadIndex loads the copy before any search (once), and a store it cannot copy says false", async () => {
+    const { store, state } = partialStore();
+    await store.write({ upserts: [storeUpsert("a.md", [[1, ["alpha"]]])] });
+    const front = withMemoryIndex(store, { backgroundAbove: 0 });
+    expect(await front.loadIndex()).toBe(true);
+    expect(front.indexLoaded).toBe(true);
+    // The first search answers from the copy (the store itself finds nothing), without a new scan.
+    expect((await front.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
+    expect(await front.loadIndex()).toBe(true);
+    expect(state.scans).toBe(1);
+
+    const bare = withMemoryIndex({ ...store, generation: undefined } as unknown as MemoryStore);
+    expect(await bare.loadIndex()).toBe(false);
+  });
+});
+
+describe("warmUp", () => {
+  it("loads the index, then searches once for a stored chunk's words: keyword, unrecorded, not reranked", async () => {
+    const { store, state } = partialStore();
+    await store.write({
+      upserts: [
+        storeUpsert("memory/archive/old.md", [[1, ["old"]]], { tier: "archive" }),
+        storeUpsert("MEMORY.md", [[1, ["alpha"]]]),
+      ],
+    });
+    const front = withMemoryIndex(store, { backgroundAbove: 0 });
+    const searches: Array<[string, SearchOptions | undefined]> = [];
+    const report = await warmUp({
+      store: front,
+      search: async (query, options) => {
+        searches.push([query, options]);
+        return { results: [] } as never;
+      },
+    });
+    expect(report).toMatchObject({ indexLoaded: true, searched: true });
+    expect(report.ms).toBeGreaterThan(0);
+    expect(state.scans).toBe(1);
+    // The text of MEMORY.md's chunk (the archive is not searched by default).
+    expect(searches).toEqual([
+      [expect.stringContaining("alpha"), { mode: "keyword", rerank: false, recordRecall: false }],
+    ]);
+  });
+
+  it("is best effort: a store that fails leaves a report, not an error", async () => {
+    const failing = {
+      listFiles: async () => {
+        throw new Error("closed");
+      },
+      getChunks: async () => [],
+    };
+    const report = await warmUp({ store: failing, search: async () => ({}) as never });
+    expect(report).toMatchObject({ indexLoaded: false, searched: false });
   });
 });
