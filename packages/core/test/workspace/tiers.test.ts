@@ -1,5 +1,7 @@
+import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
 import { createTierResolver, DEFAULT_TIER_MAP, type TierMap } from "../../src/workspace/index.js";
+import { globMatcher } from "../../src/workspace/tiers.js";
 
 describe("tier resolver", () => {
   const tierOf = createTierResolver(DEFAULT_TIER_MAP);
@@ -51,5 +53,46 @@ describe("tier resolver", () => {
     expect(() => createTierResolver({ short: [""], mid: [], long: [], archive: [] })).toThrow(
       expect.objectContaining({ code: "CONFIG_INVALID" }),
     );
+  });
+
+  it("matches globs exactly as picomatch's own matcher does", () => {
+    const globs = [
+      ...Object.values(DEFAULT_TIER_MAP).flat(),
+      "MEMORY.md",
+      "notes/*.{md,MD}",
+      "!memory/archive/**",
+      "memory/**/status.md",
+      "projects/[a-c]*/**",
+      "日志/**",
+      "memory/?.md",
+      "./docs/**",
+    ];
+    const paths = [
+      "MEMORY.md",
+      "memory/2026-01-02.md",
+      "memory/a.md",
+      "memory/.hidden.md",
+      "memory/archive/2025/x.md",
+      "memory/dreams/2026-11-29.md",
+      "memory/mid-term/projects/atlas/status.md",
+      "memory/long-term/decisions/db.md",
+      "notes/x.MD",
+      "notes/sub/x.md",
+      "projects/beta/plan.md",
+      "projects/delta/plan.md",
+      "日志/二月.md",
+      "docs/x.md",
+      "./docs/x.md",
+      "/abs/notes/x.md",
+      "MEMORY.md.bak",
+    ];
+    for (const glob of globs) {
+      const theirs = picomatch(glob, { dot: true });
+      const ours = globMatcher([glob]);
+      for (const path of paths) expect([glob, path, ours(path)]).toEqual([glob, path, theirs(path)]);
+    }
+    const all = picomatch(globs, { dot: true });
+    const ours = globMatcher(globs);
+    for (const path of paths) expect([path, ours(path)]).toEqual([path, all(path)]);
   });
 });
