@@ -89,7 +89,8 @@ describe("tier resolver", () => {
     for (const glob of globs) {
       const theirs = picomatch(glob, { dot: true });
       const ours = globMatcher([glob]);
-      for (const path of paths) expect([glob, path, ours(path)]).toEqual([glob, path, theirs(path)]);
+      for (const path of paths)
+        expect([glob, path, ours(path)]).toEqual([glob, path, theirs(path)]);
     }
     const all = picomatch(globs, { dot: true });
     const ours = globMatcher(globs);
