@@ -25,3 +25,4 @@ export { RERANK_STATS_META_KEY, type RerankStats } from "./rerank-stats.js";
 export { type SearcherParts, search } from "./searcher.js";
 export { cutSnippet, type Snippet } from "./snippet.js";
 export type * from "./types.js";
+export { type WarmUpReport, type WarmUpTarget, warmUp } from "./warm-up.js";
