@@ -174,18 +174,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   } finally {
     await memory.close();
   }
-  const keywordJob = {
-    workspace: job.workspace,
-    store: job.store,
-    mode: "keyword" as const,
-    dims: job.dims,
-  };
-  const firstQuery = await firstQueries(keywordJob, job.queries, FIRST_QUERY_PROCESSES);
-  const firstQueryWarm = await firstQueries(
-    { ...keywordJob, warm: true },
-    job.queries,
-    FIRST_QUERY_PROCESSES,
-  );
+  const { firstQuery, firstQueryWarm } = await firstQueriesOf(job, "keyword");
   const resync = median(resyncRuns);
   const resyncCpuMs = median(resyncCpu);
   return {
@@ -288,18 +277,7 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
   } finally {
     await memory.close();
   }
-  const vectorJob = {
-    workspace: job.workspace,
-    store: job.store,
-    mode: "vector" as const,
-    dims: job.dims,
-  };
-  const firstQuery = await firstQueries(vectorJob, job.queries, FIRST_QUERY_PROCESSES);
-  const firstQueryWarm = await firstQueries(
-    { ...vectorJob, warm: true },
-    job.queries,
-    FIRST_QUERY_PROCESSES,
-  );
+  const { firstQuery, firstQueryWarm } = await firstQueriesOf(job, "vector");
   const embedMs = median(embedRuns);
   return {
     chunks,
@@ -314,6 +292,18 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
     firstQueryWarm,
     diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
+  };
+}
+
+/** `mode`'s first query in new processes: one-shot, and long-lived after core's `warmUp`. */
+async function firstQueriesOf(
+  job: PerfJob,
+  mode: SearchMode,
+): Promise<{ firstQuery: FirstQuery; firstQueryWarm: FirstQuery }> {
+  const base = { workspace: job.workspace, store: job.store, mode, dims: job.dims };
+  return {
+    firstQuery: await firstQueries(base, job.queries, FIRST_QUERY_PROCESSES),
+    firstQueryWarm: await firstQueries({ ...base, warm: true }, job.queries, FIRST_QUERY_PROCESSES),
   };
 }
 
