@@ -1,5 +1,5 @@
 // `engram mcp` driven by the MCP SDK's own client over a real stdio child process: the tools.
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MEMORY_TOOL_DEFINITIONS } from "@engram/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -78,6 +78,7 @@ describe("engram mcp (stdio): tools", () => {
     );
     expect(ready, stderr()).toBe(true);
     await expect(readFile(join(ws, ".engram/lifecycle/recall.json"))).rejects.toThrow(/ENOENT/);
+    await expect(readdir(join(ws, ".engram/lifecycle/recall-events"))).rejects.toThrow(/ENOENT/);
     const search = async (query: string) =>
       json(await call("memory_search", { query, minScore: 0 })).results as Array<{
         path: string;

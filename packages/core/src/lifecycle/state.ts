@@ -18,6 +18,7 @@ export const STATE_FILES = {
   blobDir: "blobs",
   recall: "recall.json",
   recallQueries: "recall-queries.json",
+  recallEvents: "recall-events",
   projectCandidates: "project-candidates.json",
 } as const;
 
