@@ -5,6 +5,7 @@ import { registerBeirBench } from "./beir-command.js";
 import { registerConsolidateBench } from "./consolidate-command.js";
 import { registerLocomoBench } from "./locomo-command.js";
 import { registerBenchPerf } from "./perf-command.js";
+import { registerRecallBench } from "./recall-command.js";
 import { registerSmallBench } from "./small-command.js";
 
 const { version } = JSON.parse(
@@ -15,7 +16,7 @@ const { version } = JSON.parse(
 export function createBenchProgram(io: Io = processIo): Command {
   const program = new Command("engram-bench")
     .description(
-      "engram's benchmarks: retrieval quality (BEIR, small workspaces, LoCoMo) and speed (perf)",
+      "engram's benchmarks: retrieval quality (BEIR, small workspaces, LoCoMo) and speed (perf, recall)",
     )
     .version(version)
     .option("--json", "print stable JSON instead of Markdown")
@@ -30,6 +31,7 @@ export function createBenchProgram(io: Io = processIo): Command {
   registerSmallBench(program, io);
   registerBenchPerf(program, io);
   registerConsolidateBench(program, io);
+  registerRecallBench(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,0 +1,45 @@
+import { type Io, json, line } from "@engram/cli";
+import { EngramError } from "@engram/core";
+import type { Command } from "commander";
+import { globals } from "./flags.js";
+
+/** `engram-bench recall --entries 5000 --flushes 130`: the recall log's cost as it grows. */
+export function registerRecallBench(program: Command, io: Io): void {
+  program
+    .command("recall")
+    .description(
+      "time the recall log a search writes at close, and its reads, with the log filled to --entries",
+    )
+    .option("--entries <list>", "entries in the log before timing, comma-separated", "100,5000")
+    .option("--flushes <n>", "timed flushes per size (every 64th folds the batches)", "130")
+    .action(async (flags: { entries: string; flushes: string }, cmd: Command) => {
+      const sizes = flags.entries.split(",").map((s) => Number(s.trim()));
+      const flushes = Number(flags.flushes);
+      if (
+        sizes.some((n) => !Number.isInteger(n) || n < 1) ||
+        !Number.isInteger(flushes) ||
+        flushes < 1
+      ) {
+        throw new EngramError(
+          "INVALID_ARGUMENT",
+          "--entries and --flushes take whole numbers ≥ 1",
+          {
+            hint: "for example --entries 100,5000 --flushes 130",
+          },
+        );
+      }
+      const { benchRecallLog } = await import("./recall-log.js");
+      const results = [];
+      for (const entries of sizes) results.push(await benchRecallLog({ entries, flushes }));
+      if (globals(cmd).json) return json(io, { results });
+      line(io, "| entries | flushes | flush p50 | flush p95 | flush max | read p50 |");
+      line(io, "|--:|--:|--:|--:|--:|--:|");
+      for (const r of results) {
+        const ms = (v: number) => `${v.toFixed(1)} ms`;
+        line(
+          io,
+          `| ${r.entries} | ${r.flushes} | ${ms(r.flushMs.p50)} | ${ms(r.flushMs.p95)} | ${ms(r.flushMs.max)} | ${ms(r.readMs)} |`,
+        );
+      }
+    });
+}
