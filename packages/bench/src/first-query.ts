@@ -31,6 +31,11 @@ export interface FirstQueryRun {
   searchCpuMs: number;
   /** `warmUp` before the search (warm jobs only). */
   warmUpMs?: number;
+  /**
+   * `Memory.close` after the search: what a one-shot command pays before it exits (the search's
+   * recall-log batch, the store's close).
+   */
+  closeMs: number;
 }
 
 /** Medians over several fresh processes, each asking one query once. */
@@ -41,6 +46,8 @@ export interface FirstQuery {
   searchCpuMs: number;
   /** Warm jobs: `warmUp` before the search. */
   warmUpMs?: number;
+  /** `Memory.close` after the search (absent in reports from before it was measured). */
+  closeMs?: number;
 }
 
 /**
@@ -63,6 +70,7 @@ export async function measureFirstQuery(job: FirstQueryJob): Promise<FirstQueryR
     embedder,
   });
   const openMs = performance.now() - opened;
+  let measured: Omit<FirstQueryRun, "closeMs">;
   try {
     const warmUpMs = job.warm ? (await warmUp(memory)).ms : undefined;
     const cpu = process.cpuUsage();
@@ -70,15 +78,19 @@ export async function measureFirstQuery(job: FirstQueryJob): Promise<FirstQueryR
     await memory.search(job.query, { mode: job.mode });
     const searchMs = performance.now() - start;
     const used = process.cpuUsage(cpu);
-    return {
+    measured = {
       openMs,
       searchMs,
       searchCpuMs: (used.user + used.system) / 1000,
       ...(warmUpMs === undefined ? {} : { warmUpMs }),
     };
-  } finally {
+  } catch (error) {
     await memory.close();
+    throw error;
   }
+  const closing = performance.now();
+  await memory.close();
+  return { ...measured, closeMs: performance.now() - closing };
 }
 
 /**
@@ -101,6 +113,7 @@ export async function firstQueries(
     openMs: median(runs.map((r) => r.openMs)),
     searchMs: median(runs.map((r) => r.searchMs)),
     searchCpuMs: median(runs.map((r) => r.searchCpuMs)),
+    closeMs: median(runs.map((r) => r.closeMs)),
     ...(warmUps.length ? { warmUpMs: median(warmUps) } : {}),
   };
 }

@@ -104,15 +104,18 @@ export function perfMarkdown(report: PerfReport): string {
       "## First query in a new process",
       "",
       "A fresh Node process opens the workspace (`createMemory`, as a CLI call does) and times its " +
-        "first search; the median over several processes, each asking one query. Nothing of the " +
+        "first search, then its `close` (which writes the search's recall-log batch); the median " +
+        "over several processes, each asking one query. Nothing of the " +
         "store is warm but the operating system's file cache. A long-lived process (`engram mcp`, " +
         "`ui`) opens with the in-memory index in front of the store and runs core's `warmUp` " +
         "(the index loaded, one keyword search run) before its first client search: the last " +
         "columns, warm-up time / first search (wall).",
       "",
-      "| store | chunks | open | first keyword search (wall / CPU) | open | first vector search (wall / CPU) | long-lived: warm-up / first keyword | warm-up / first vector |",
+      "| store | chunks | open / close | first keyword search (wall / CPU) | open / close | first vector search (wall / CPU) | long-lived: warm-up / first keyword | warm-up / first vector |",
       "|---|--:|--:|--:|--:|--:|--:|--:|",
     );
+    const openClose = (q: FirstQuery) =>
+      q.closeMs === undefined ? ms(q.openMs) : `${ms(q.openMs)} / ${ms(q.closeMs)}`;
     const warm = (q: FirstQuery | undefined) =>
       q?.warmUpMs === undefined ? "–" : `${ms(q.warmUpMs)} / ${ms(q.searchMs)}`;
     for (const r of first) {
@@ -122,9 +125,9 @@ export function perfMarkdown(report: PerfReport): string {
         row([
           r.store,
           chunksOf(r),
-          k ? ms(k.openMs) : "–",
+          k ? openClose(k) : "–",
           k ? `${ms(k.searchMs)} / ${ms(k.searchCpuMs)}` : "–",
-          v ? ms(v.openMs) : "–",
+          v ? openClose(v) : "–",
           v ? `${ms(v.searchMs)} / ${ms(v.searchCpuMs)}` : "–",
           warm(r.keyword?.firstQueryWarm),
           warm(r.vector?.firstQueryWarm),

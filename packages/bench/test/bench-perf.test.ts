@@ -72,6 +72,7 @@ describe("engram-bench perf (built CLI, real stores, child processes)", () => {
       for (const first of [k?.firstQuery, v?.firstQuery, k?.firstQueryWarm, v?.firstQueryWarm]) {
         expect(first?.processes).toBeGreaterThan(0);
         expect(first?.searchMs).toBeGreaterThan(0);
+        expect(first?.closeMs).toBeGreaterThan(0);
       }
       expect(k?.firstQuery?.warmUpMs).toBeUndefined();
       expect(k?.firstQueryWarm?.warmUpMs).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ describe("engram-bench recall", () => {
       results: Array<{
         entries: number;
         flushes: number;
-        flushMs: Record<string, number>;
+        flushMs: { p50: number; p95: number; max: number };
         readMs: number;
       }>;
     };
