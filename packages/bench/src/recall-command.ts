@@ -8,7 +8,7 @@ export function registerRecallBench(program: Command, io: Io): void {
   program
     .command("recall")
     .description(
-      "time the recall log a search writes at close, and its reads, with the log filled to --entries",
+      "time the recall log's flush (a search's, at close) and its reads, the log filled to --entries",
     )
     .option("--entries <list>", "entries in the log before timing, comma-separated", "100,5000")
     .option("--flushes <n>", "timed flushes per size (every 64th folds the batches)", "130")
@@ -34,12 +34,11 @@ export function registerRecallBench(program: Command, io: Io): void {
       if (globals(cmd).json) return json(io, { results });
       line(io, "| entries | flushes | flush p50 | flush p95 | flush max | read p50 |");
       line(io, "|--:|--:|--:|--:|--:|--:|");
+      const ms = (v: number) => `${v.toFixed(1)} ms`;
       for (const r of results) {
-        const ms = (v: number) => `${v.toFixed(1)} ms`;
-        line(
-          io,
-          `| ${r.entries} | ${r.flushes} | ${ms(r.flushMs.p50)} | ${ms(r.flushMs.p95)} | ${ms(r.flushMs.max)} | ${ms(r.readMs)} |`,
-        );
+        const { p50, p95, max } = r.flushMs;
+        const cells = [r.entries, r.flushes, ms(p50), ms(p95), ms(max), ms(r.readMs)];
+        line(io, `| ${cells.join(" | ")} |`);
       }
     });
 }

@@ -42,7 +42,7 @@ export interface RecallEntry {
   path: string;
   startLine: number;
   endLine: number;
-  /** Hashes (12 hex digits) of the distinct queries that returned it, at most {@link MAX_QUERIES}. */
+  /** Hashes (12 hex digits) of the distinct queries that returned it, at most 50. */
   queries: string[];
   /** Search results it appeared in (repeats of a query included). */
   hits: number;
@@ -56,7 +56,7 @@ export interface RecallEntry {
 export interface RecallFile {
   version: 1;
   entries: Record<string, RecallEntry>;
-  /** Batch files already counted in `entries` (those a compaction folded, until it deletes them). */
+  /** Batch files already counted in `entries` (a compaction's, until it has deleted them). */
   folded?: string[];
 }
 
@@ -76,7 +76,7 @@ const MAX_QUERIES = 50;
 const MAX_ENTRIES = 5_000;
 /** Query texts kept (the least recently used are dropped beyond this). */
 const MAX_QUERY_TEXTS = 2_000;
-/** Batch files that make a flush fold them into `recall.json` (readers read at most about this many). */
+/** Batch files that make a flush fold them into `recall.json` (readers read fewer than this). */
 export const COMPACT_AT = 64;
 /** Reads started again when a compaction deleted a batch between listing and reading it. */
 const READ_ATTEMPTS = 5;
@@ -94,7 +94,9 @@ export async function appendRecallBatch(
   await assertWorkspace(ws); // never re-create the folder of a workspace that was removed
   const dir = batchDir(ws);
   await mkdir(dir, { recursive: true });
-  const name = `${Date.now().toString(36).padStart(9, "0")}-${process.pid.toString(36)}-${randomBytes(4).toString("hex")}.json`;
+  // Named by time first: listed in order, they are folded in about the order they were written.
+  const stamp = Date.now().toString(36).padStart(9, "0");
+  const name = `${stamp}-${process.pid.toString(36)}-${randomBytes(4).toString("hex")}.json`;
   const temp = path.join(dir, `.${name}.tmp`);
   const batch: RecallBatch = { version: 1, events: [...events], texts };
   await writeFile(temp, JSON.stringify(batch));
