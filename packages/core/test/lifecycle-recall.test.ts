@@ -111,6 +111,59 @@ describe("the recall log on disk", () => {
     expect(await totalHits(ws)).toBe(total);
   });
 
+  it("reads again only what changed: new batches, or everything after a compaction", async () => {
+    const ws = await tempWorkspace();
+    for (let i = 0; i < 3; i++) await searchOnce(ws, `query ${i}`, [1]);
+    const first = await readRecall(ws);
+    expect(await totalHits(ws)).toBe(3);
+    await searchOnce(ws, "one more", [1, 5]);
+    expect(await readRecall(ws)).toBe(first); // the same copy, with the new batch folded in
+    expect(first?.entries["memory/2026-01-10.md#1-3"]?.hits).toBe(4);
+    expect(first?.entries["memory/2026-01-10.md#5-7"]?.hits).toBe(1);
+    await compactRecall(ws); // as another process would: recall.json replaced, batches deleted
+    const after = await readRecall(ws);
+    expect(after).not.toBe(first);
+    expect(await totalHits(ws)).toBe(5);
+    // recall.json replaced by hand (restored from a backup): read again, not added to
+    await writeFile(
+      path.join(ws, ".engram/lifecycle/recall.json"),
+      JSON.stringify({ version: 1, entries: {} }),
+    );
+    expect(await totalHits(ws)).toBe(0);
+    await searchOnce(ws, "again", [1]);
+    expect(await totalHits(ws)).toBe(1);
+  });
+
+  it("keeps the 5,000 most recently recalled stretches", async () => {
+    const ws = await tempWorkspace();
+    await searchOnce(ws, "first", [1]); // creates the folders
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + ((i * 7_919) % 5_010) * 1_000);
+    const events = Array.from({ length: 5_010 }, (_, i) => ({
+      kind: "hit",
+      path: "memory/2026-01-10.md",
+      startLine: 100 + i,
+      endLine: 100 + i,
+      at: at(i).toISOString(),
+    }));
+    await writeFile(
+      path.join(ws, EVENTS, "zzzz-by-hand.json"),
+      JSON.stringify({ version: 1, events, texts: {} }),
+    );
+    const entries = Object.values((await readRecall(ws))?.entries ?? {});
+    expect(entries).toHaveLength(5_000);
+    // The 11 least recently recalled are gone: "first" (at NOW, 2026-01-12) is not among them.
+    const kept = new Set(entries.map((e) => e.lastAt));
+    const dropped = events.filter((e) => !kept.has(e.at)).map((e) => e.at);
+    expect(dropped.sort()).toEqual(
+      events
+        .map((e) => e.at)
+        .sort()
+        .slice(0, 11),
+    );
+    await compactRecall(ws);
+    expect(Object.keys((await readRecall(ws))?.entries ?? {})).toHaveLength(5_000);
+  });
+
   it("skips a batch torn by a crash and deletes it at the next compaction", async () => {
     const ws = await tempWorkspace();
     await searchOnce(ws, "kept", [1]);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { assertWorkspace } from "../workspace/layout.js";
 import { tryWorkspaceLock } from "../workspace/lock.js";
@@ -104,13 +104,60 @@ export async function appendRecallBatch(
   if ((await batchNames(ws)).length >= COMPACT_AT) await compactRecall(ws);
 }
 
-/** The counts with every batch folded in (null before the first flush). */
+/** Counts this process has read, per workspace, with the batches they hold and `recall.json`'s stamp. */
+interface ReadCounts {
+  stamp: string;
+  applied: Set<string>;
+  counts: RecallFile;
+}
+/** The last counts read per workspace (a search that blends relevance reads them every time). */
+const lastRead = new Map<string, ReadCounts>();
+/** Workspaces whose counts are kept (a process rarely searches more). */
+const KEPT_WORKSPACES = 4;
+
+/**
+ * The counts with every batch folded in (null before the first flush). While `recall.json` is
+ * unchanged, only the batches added since this process last read are read and folded in: the
+ * object returned is that shared copy, to read and not to change.
+ */
 export async function readRecallCounts(ws: string): Promise<RecallFile | null> {
-  const { recall, batches } = await readFolded(ws);
+  const key = path.resolve(ws);
+  const last = lastRead.get(key);
+  if (last) {
+    const [stamp, names] = await Promise.all([recallStamp(ws), batchNames(ws)]);
+    // A compaction replaces recall.json (a new stamp): then everything is read again.
+    const read =
+      stamp === last.stamp
+        ? await readBatches(
+            ws,
+            names.filter((n) => !last.applied.has(n)),
+          )
+        : "raced";
+    if (read !== "raced") {
+      // Checked again after the wait: a read running beside this one may have folded some.
+      for (const { name, batch } of read) {
+        if (last.applied.has(name)) continue;
+        last.applied.add(name);
+        if (batch) foldEvents(last.counts, batch.events);
+      }
+      dropOldest(last.counts.entries, MAX_ENTRIES);
+      return last.counts;
+    }
+  }
+  // Stamped before recall.json is read: if a compaction replaces it meanwhile, the next read
+  // sees another stamp and reads everything again.
+  const stamp = await recallStamp(ws);
+  const { recall, batches, names } = await readFolded(ws);
+  lastRead.delete(key);
   if (!recall && batches.length === 0) return null;
   const counts: RecallFile = { version: 1, entries: recall?.entries ?? {} };
   for (const b of batches) foldEvents(counts, b.events);
   dropOldest(counts.entries, MAX_ENTRIES);
+  lastRead.set(key, { stamp, applied: new Set(names), counts });
+  for (const old of lastRead.keys()) {
+    if (lastRead.size <= KEPT_WORKSPACES) break;
+    lastRead.delete(old);
+  }
   return counts;
 }
 
@@ -125,23 +172,23 @@ export async function readQueryTextsFolded(ws: string): Promise<QueryTexts> {
   return queries;
 }
 
-/** `recall.json` and the batches it has not counted yet. */
+/** `recall.json`, the batches it has not counted yet, and every batch listed (counted or not). */
 async function readFolded(
   ws: string,
-): Promise<{ recall: RecallFile | null; batches: RecallBatch[] }> {
+): Promise<{ recall: RecallFile | null; batches: RecallBatch[]; names: string[] }> {
   for (let attempt = 1; ; attempt++) {
     // Listed before `recall.json` is read: a batch a compaction deletes after the listing is
     // either named in the `recall.json` read next (counted there) or missing when read (retry).
     const names = await batchNames(ws);
     const recall = await readStateJson<RecallFile>(statePath(ws, STATE_FILES.recall));
     const folded = new Set(recall?.folded ?? []);
-    const batches = await readBatches(
+    const read = await readBatches(
       ws,
       names.filter((n) => !folded.has(n)),
     );
-    if (batches !== "raced") return { recall, batches };
+    if (read !== "raced") return { recall, batches: batchesOf(read), names };
     // still racing after several tries: the counts as last folded
-    if (attempt >= READ_ATTEMPTS) return { recall, batches: [] };
+    if (attempt >= READ_ATTEMPTS) return { recall, batches: [], names: [...folded] };
   }
 }
 
@@ -159,11 +206,12 @@ export async function compactRecall(ws: string): Promise<void> {
     const recall = (await readStateJson<RecallFile>(recallAbs)) ?? { version: 1, entries: {} };
     const folded = new Set(recall.folded ?? []);
     // Only this process deletes batches now (it holds the lock), so none can vanish meanwhile.
-    const batches = await readBatches(
+    const read = await readBatches(
       ws,
       names.filter((n) => !folded.has(n)),
     );
-    if (batches === "raced") return;
+    if (read === "raced") return;
+    const batches = batchesOf(read);
     const queriesAbs = statePath(ws, STATE_FILES.recallQueries);
     const queries =
       (await readStateJson<RecallQueriesFile>(queriesAbs))?.queries ?? ({} as QueryTexts);
@@ -218,12 +266,37 @@ function foldTexts(into: QueryTexts, texts: QueryTexts): void {
   }
 }
 
-/** Keep the `keep` most recently used records (the least recently used dropped). */
+/**
+ * Keep the `keep` most recently used records (the least recently used dropped). A log at its cap
+ * is over it by a few records after each fold: those are picked in one pass, not by sorting all.
+ */
 function dropOldest(records: Record<string, { lastAt: string }>, keep: number): void {
   const keys = Object.keys(records);
-  if (keys.length <= keep) return;
-  keys.sort((a, b) => ((records[a]?.lastAt ?? "") < (records[b]?.lastAt ?? "") ? -1 : 1));
-  for (const k of keys.slice(0, keys.length - keep)) delete records[k];
+  const excess = keys.length - keep;
+  if (excess <= 0) return;
+  // The `excess` oldest seen so far, oldest first.
+  const oldest: Array<{ at: string; key: string }> = [];
+  for (const key of keys) {
+    const at = records[key]?.lastAt ?? "";
+    const last = oldest[excess - 1];
+    if (last && at >= last.at) continue;
+    let lo = 0;
+    let hi = oldest.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((oldest[mid] as { at: string }).at <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    oldest.splice(lo, 0, { at, key });
+    if (oldest.length > excess) oldest.pop();
+  }
+  for (const { key } of oldest) delete records[key];
+}
+
+/** Changes whenever `recall.json` is replaced ("none" while there is none). */
+async function recallStamp(ws: string): Promise<string> {
+  const st = await stat(statePath(ws, STATE_FILES.recall)).catch(() => null);
+  return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : "none";
 }
 
 function batchDir(ws: string): string {
@@ -236,8 +309,11 @@ async function batchNames(ws: string): Promise<string[]> {
   return names.filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
 }
 
-/** The batches named, in order; "raced" when one was deleted meanwhile; torn ones skipped. */
-async function readBatches(ws: string, names: readonly string[]): Promise<RecallBatch[] | "raced"> {
+/** A batch file read: null when it was torn by a crash (its counts are lost: they were a hint). */
+type ReadBatch = { name: string; batch: RecallBatch | null };
+
+/** The batches named, in order; "raced" when one was deleted meanwhile. */
+async function readBatches(ws: string, names: readonly string[]): Promise<ReadBatch[] | "raced"> {
   const dir = batchDir(ws);
   const texts = await Promise.all(
     names.map((n) =>
@@ -248,14 +324,18 @@ async function readBatches(ws: string, names: readonly string[]): Promise<Recall
     ),
   );
   if (texts.includes(null)) return "raced";
-  const batches: RecallBatch[] = [];
-  for (const text of texts) {
-    try {
-      const batch = JSON.parse(text as string) as RecallBatch;
-      if (batch?.version === 1 && Array.isArray(batch.events)) batches.push(batch);
-    } catch {
-      // torn by a crash: its counts are lost (a hint), the next compaction deletes it
-    }
+  return names.map((name, i) => ({ name, batch: parseBatch(texts[i] as string) }));
+}
+
+function parseBatch(text: string): RecallBatch | null {
+  try {
+    const batch = JSON.parse(text) as RecallBatch;
+    return batch?.version === 1 && Array.isArray(batch.events) ? batch : null;
+  } catch {
+    return null; // torn by a crash; the next compaction deletes it
   }
-  return batches;
+}
+
+function batchesOf(read: readonly ReadBatch[]): RecallBatch[] {
+  return read.flatMap((r) => (r.batch ? [r.batch] : []));
 }
