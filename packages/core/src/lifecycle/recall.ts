@@ -27,15 +27,8 @@ const FLUSH_EVERY = 25;
 export class RecallLog {
   readonly #ws: string;
   readonly #now: () => Date;
-  #pending: Array<{
-    kind: "hit" | "get";
-    path: string;
-    startLine: number;
-    endLine: number;
-    /** The query, normalised (hashed when written). */
-    query?: string;
-    at: string;
-  }> = [];
+  /** Events not written yet; `query` holds the normalised query until {@link flush} hashes it. */
+  #pending: RecallEvent[] = [];
   /** Texts of recent queries, by normalised query. */
   #texts = new Map<string, { text: string; lastAt: string }>();
   #flushing: Promise<void> = Promise.resolve();
