@@ -21,8 +21,9 @@ export interface RecallLogResult {
 
 /**
  * Time the recall log as it grows: fill a new workspace's log to `entries` (with the real
- * `RecallLog`, flushing every 24 events, about as a long-lived process does), read it once, then time `flushes` flushes of one search
- * each (each by a new `RecallLog`, as a one-shot command makes), each followed by a read.
+ * `RecallLog`, flushing every 24 events, about as a long-lived process does), read it once, then
+ * time `flushes` flushes of one search each (each by a new `RecallLog`, as a one-shot command
+ * makes), each followed by a read.
  */
 export async function benchRecallLog(opts: {
   entries: number;
