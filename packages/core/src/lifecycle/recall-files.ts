@@ -97,6 +97,7 @@ export async function appendRecallBatch(
   // Named by time first: listed in order, they are folded in about the order they were written.
   const stamp = Date.now().toString(36).padStart(9, "0");
   const name = `${stamp}-${process.pid.toString(36)}-${randomBytes(4).toString("hex")}.json`;
+  // Not `writeFileAtomic`: that fsyncs and loads a library, at the end of every one-shot search.
   const temp = path.join(dir, `.${name}.tmp`);
   const batch: RecallBatch = { version: 1, events: [...events], texts };
   await writeFile(temp, JSON.stringify(batch));
@@ -116,11 +117,11 @@ const lastRead = new Map<string, ReadCounts>();
 const KEPT_WORKSPACES = 4;
 
 /**
- * The counts with every batch folded in (null before the first flush). While `recall.json` is
+ * The recall counts, every batch folded in (null before the first flush). While `recall.json` is
  * unchanged, only the batches added since this process last read are read and folded in: the
  * object returned is that shared copy, to read and not to change.
  */
-export async function readRecallCounts(ws: string): Promise<RecallFile | null> {
+export async function readRecall(ws: string): Promise<RecallFile | null> {
   const key = path.resolve(ws);
   const last = lastRead.get(key);
   if (last) {

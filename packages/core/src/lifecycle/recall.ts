@@ -1,14 +1,13 @@
 import { sha256Hex } from "../text/hash.js";
 import type { Tier } from "../tier.js";
-import {
-  appendRecallBatch,
-  type RecallEvent,
-  type RecallFile,
-  readQueryTextsFolded,
-  readRecallCounts,
-} from "./recall-files.js";
+import { appendRecallBatch, type RecallEvent, readQueryTextsFolded } from "./recall-files.js";
 
-export type { RecallEntry, RecallFile, RecallQueriesFile } from "./recall-files.js";
+export {
+  type RecallEntry,
+  type RecallFile,
+  type RecallQueriesFile,
+  readRecall,
+} from "./recall-files.js";
 
 /** Tiers whose recalls are counted. */
 const RECALLED_TIERS: ReadonlySet<Tier> = new Set(["short", "long"]);
@@ -128,9 +127,4 @@ function hashOfNormalized(normalized: string): string {
 export async function readQueryTexts(ws: string): Promise<Map<string, string>> {
   const texts = await readQueryTextsFolded(ws);
   return new Map(Object.entries(texts).map(([h, q]) => [h, q.text]));
-}
-
-/** The recall counts written so far (null before the first). */
-export function readRecall(ws: string): Promise<RecallFile | null> {
-  return readRecallCounts(ws);
 }
