@@ -74,7 +74,7 @@ export class VectorIndex {
    * The `k` nearest chunks by cosine similarity, nearest first, ties by path then start line.
    * Rows whose distance is undefined (a zero vector on either side) are left out.
    *
-   * vec0 finds the `fetch` nearest unit vectors (`2k + 32` at first); each is rescored
+   * vec0 finds the `fetch` nearest unit vectors (`k` + {@link KNN_EXTRA_ROWS} at first); each is rescored
    * exactly with `vec_distance_cosine` against its vector in the plain table (the scores are
    * sqlite-vec's cosine distances, as before the scan changed). A vec0 distance is within
    * {@link L2_SLACK} of the exact one once turned into a cosine distance, so when the last row
@@ -87,9 +87,11 @@ export class VectorIndex {
     if (k > MAX_KNN_K || filter?.pathPrefix) return this.scan(query, k, filter);
     const unit = toUnitLength(query);
     if (!unit) return []; // a zero query has no cosine similarity
-    // Each query scans every vector whatever `fetch` is: ask for enough rows at once that the last
-    // is nearly always farther than the k-th by the slack (k + 1 left ~1 query in 2 to repeat).
-    for (let fetch = Math.min(MAX_KNN_K, 2 * k + 32); ; fetch = Math.min(MAX_KNN_K, fetch * 4)) {
+    for (
+      let fetch = Math.min(MAX_KNN_K, k + KNN_EXTRA_ROWS);
+      ;
+      fetch = Math.min(MAX_KNN_K, fetch * 4)
+    ) {
       const { rows, found, farthest } = this.knn(unit, query, fetch, filter);
       const kth = rows[k - 1]?.distance;
       if (found < fetch || (kth !== undefined && farthest - L2_SLACK > kth)) {
@@ -154,6 +156,15 @@ export class VectorIndex {
     return this.statements.get(sql);
   }
 }
+
+/**
+ * Rows vec0 is asked for beyond `k`. Each KNN query scans every vector whatever it returns, so a
+ * repeat costs a whole scan; but vec0 keeps its best rows by selection, which costs more the more
+ * rows are asked for (a new process, 100,000 × 384: ~78 ms for 5 rows, ~95 ms for 80). With one
+ * extra row, 1 query in 4–7 repeated (200 queries at k = 24, USE-lite vectors of 5,000 chunks and
+ * the synthetic 100,000 of `engram-bench perf`); with four, none did.
+ */
+export const KNN_EXTRA_ROWS = 16;
 
 /**
  * How far vec0's `‖a − b‖² / 2` between float32 unit vectors may be from the exact cosine

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_KNN_K } from "../src/vectors.js";
+import { KNN_EXTRA_ROWS, MAX_KNN_K } from "../src/vectors.js";
 import { upsert, useTempStores } from "./helpers.js";
 
 const temp = useTempStores();
@@ -38,6 +38,22 @@ describe("vector search beyond vec0's KNN limits", () => {
       upserts: [upsert("tied.md", chunks), upsert("best.md", [[1, ["t"], [0.1, 1]]])],
     });
     const hits = await store.searchVector(Float32Array.from([0.1, 1]), 3, { tiers: ["long"] });
+    expect(lines(hits)).toEqual(["best.md:1", "tied.md:1", "tied.md:2"]);
+  });
+
+  it("a tie group beyond the rows first fetched is asked again, and comes back in order", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    await store.reset({ dims: 2 });
+    // Three times the first fetch (k + KNN_EXTRA_ROWS), lines 1 and 2 written in the middle: the
+    // first rows vec0 returns of the tie hold neither, whichever of the tied rows it prefers.
+    const count = 3 * (3 + KNN_EXTRA_ROWS);
+    const order = Array.from({ length: count - 2 }, (_, i) => i + 3);
+    order.splice(count / 2, 0, 1, 2);
+    const chunks = order.map((line) => [line, ["t"], [0, 1]] as [number, string[], number[]]);
+    await store.write({
+      upserts: [upsert("tied.md", chunks), upsert("best.md", [[1, ["t"], [0.1, 1]]])],
+    });
+    const hits = await store.searchVector(Float32Array.from([0.1, 1]), 3);
     expect(lines(hits)).toEqual(["best.md:1", "tied.md:1", "tied.md:2"]);
   });
 
