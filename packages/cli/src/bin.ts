@@ -1,15 +1,7 @@
 #!/usr/bin/env node
-import { processIo } from "./output.js";
-import { run } from "./program.js";
-import { printEngramWarnings } from "./warnings.js";
+import { enableCompileCache } from "./compile-cache.js";
 
-// `engram search … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-}
-
-printEngramWarnings(processIo);
-process.exitCode = await run(process.argv.slice(2));
+// Before anything else loads: the compile cache covers only modules compiled after it is on, and
+// static imports would all load before this line.
+enableCompileCache();
+await import("./main.js");
