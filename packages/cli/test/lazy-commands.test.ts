@@ -47,12 +47,17 @@ describe("start-up loads only what the command needs (built CLI)", () => {
     expect(heavy(search)).toEqual([]);
   });
 
-  it("one-shot commands load no YAML parser or progress bar", async () => {
+  it("one-shot commands load no YAML parser, progress bar or JSON Schema validator", async () => {
     const ws = join(dir, "ws-light");
     expect((await engram(["-w", ws, "init"])).code).toBe(0);
     // proper-lockfile stays eager on purpose: it loads signal-exit, whose SIGTERM handler kills
     // the process when it runs after a command's own handler (engram ui, mcp, watch) let go.
-    const lazy = [/\/node_modules\/yaml\//, /\/node_modules\/cli-progress\//];
+    // @cfworker/json-schema checks model answers (nine modules): only a model call loads it.
+    const lazy = [
+      /\/node_modules\/yaml\//,
+      /\/node_modules\/cli-progress\//,
+      /\/node_modules\/@cfworker\/json-schema\//,
+    ];
     for (const [name, args] of [
       ["version-light", ["--version"]],
       ["get", ["-w", ws, "get", "MEMORY.md"]],

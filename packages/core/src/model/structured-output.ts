@@ -1,7 +1,22 @@
-import { type Schema, Validator } from "@cfworker/json-schema";
+import { createRequire } from "node:module";
+import type { Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../agent/tools-definitions.js";
 import { ModelError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, TokenUsage } from "./language-model.js";
+
+/**
+ * `@cfworker/json-schema`'s validator, loaded on the first answer checked: its nine modules cost
+ * every process that imports core (~12 ms in a new one), and most never ask a model for JSON (a
+ * search, a sync). Loaded through `require` (the package ships CommonJS too) so that checking stays
+ * synchronous.
+ */
+let validatorClass: typeof Validator | undefined;
+function loadValidator(): typeof Validator {
+  validatorClass ??= (
+    createRequire(import.meta.url)("@cfworker/json-schema") as { Validator: typeof Validator }
+  ).Validator;
+  return validatorClass;
+}
 
 /**
  * Validators by schema object: a consolidation pass sends the same schema many times, and
@@ -25,7 +40,7 @@ export function assertMatchesSchema(
 ): void {
   let validator = validators.get(schema);
   if (!validator) {
-    validator = new Validator(schema as Schema, "2020-12", false);
+    validator = new (loadValidator())(schema as Schema, "2020-12", false);
     validators.set(schema, validator);
   }
   const result = validator.validate(value);
