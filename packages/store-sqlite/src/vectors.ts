@@ -74,8 +74,8 @@ export class VectorIndex {
    * The `k` nearest chunks by cosine similarity, nearest first, ties by path then start line.
    * Rows whose distance is undefined (a zero vector on either side) are left out.
    *
-   * vec0 finds the `fetch` nearest unit vectors (`k` + {@link KNN_EXTRA_ROWS} at first); each is rescored
-   * exactly with `vec_distance_cosine` against its vector in the plain table (the scores are
+   * vec0 finds the `fetch` nearest unit vectors (`k` + {@link KNN_EXTRA_ROWS} at first); each is
+   * rescored exactly with `vec_distance_cosine` against its vector in the plain table (the scores are
    * sqlite-vec's cosine distances, as before the scan changed). A vec0 distance is within
    * {@link L2_SLACK} of the exact one once turned into a cosine distance, so when the last row
    * fetched is farther than the `k`-th exact distance by more than that, no row left out can be
