@@ -39,11 +39,9 @@ export function registerRecallBench(program: Command, io: Io): void {
       line(io, "|--:|--:|--:|--:|--:|--:|--:|--:|");
       const ms = (v: number) => `${v.toFixed(1)} ms`;
       for (const r of results) {
-        const { p50, p95, max } = r.flushMs;
-        const read = r.readMs;
-        const cells = [r.entries, r.flushes, ms(p50), ms(p95), ms(max)];
-        cells.push(ms(read.first), ms(read.p50), ms(read.max));
-        line(io, `| ${cells.join(" | ")} |`);
+        const { flushMs: f, readMs: read } = r;
+        const cells = [r.entries, r.flushes, ms(f.p50), ms(f.p95), ms(f.max)];
+        line(io, `| ${[...cells, ms(read.first), ms(read.p50), ms(read.max)].join(" | ")} |`);
       }
     });
 }

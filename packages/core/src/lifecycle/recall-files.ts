@@ -136,12 +136,16 @@ export async function readRecall(ws: string): Promise<RecallFile | null> {
         : "raced";
     if (read !== "raced") {
       // Checked again after the wait: a read running beside this one may have folded some.
+      let folded = false;
       for (const { name, batch } of read) {
         if (last.applied.has(name)) continue;
         last.applied.add(name);
-        if (batch) foldEvents(last.counts, batch.events);
+        if (!batch) continue;
+        foldEvents(last.counts, batch.events);
+        folded = true;
       }
-      dropOldest(last.counts.entries, MAX_ENTRIES);
+      // Nothing new (most reads of a long-lived process): no pass over the entries.
+      if (folded) dropOldest(last.counts.entries, MAX_ENTRIES);
       return last.counts;
     }
   }
