@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,6 +16,13 @@ const tarballs = inject("tarballs");
  * rest. pnpm rather than npm so better-sqlite3 comes from the store's build instead of compiling
  * again (~1.5 min); `npm run test:scale` installs with npm too.
  */
+/** True when the better-sqlite3 the installed store driver uses loads in this Node. */
+function loadsNativeSqlite(dir: string): boolean {
+  const driver = join(dir, "node_modules", "@engram", "store-sqlite", "package.json");
+  const script = `require("node:module").createRequire(${JSON.stringify(driver)})("better-sqlite3")(":memory:").close()`;
+  return spawnSync(process.execPath, ["-e", script], { stdio: "ignore" }).status === 0;
+}
+
 describe("the packed CLI in an empty folder", () => {
   let dir: string;
   let installLog: string;
@@ -63,6 +70,10 @@ describe("the packed CLI in an empty folder", () => {
       dir,
       { ...process.env, npm_config_engine_strict: "false" },
     );
+    // pnpm's side-effects cache is not keyed by Node's ABI (pnpm/pnpm#1656): on a machine whose
+    // store holds a better-sqlite3 built under another Node, the install links that build.
+    // Rebuild it for this Node then, as a user of pnpm would have to.
+    if (!loadsNativeSqlite(dir)) pnpm(["rebuild", "better-sqlite3"], dir);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
