@@ -33,7 +33,9 @@ export const workspaceAliases = {
  * named `*.scale.test.ts`, run then instead of the others. CI runs both.
  */
 const scale = process.env.ENGRAM_TEST_SCALE === "1";
-const results = scale ? "test-results/vitest-scale" : "test-results/vitest";
+/** The report's name: `ENGRAM_TEST_REPORT` when set (`vitest-node`: the run under another Node). */
+const report = process.env.ENGRAM_TEST_REPORT ?? (scale ? "vitest-scale" : "vitest");
+const results = `test-results/${report}`;
 
 /** The vitest config every package uses (`export { packageConfig as default }`). */
 export const packageConfig = defineConfig({

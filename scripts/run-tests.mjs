@@ -3,11 +3,14 @@
 //
 //   node scripts/run-tests.mjs            what `npm test` runs after lint, build and typecheck
 //   node scripts/run-tests.mjs --scale    the heavyweight `*.scale.test.ts` files (`npm run test:scale`)
+//   node scripts/run-tests.mjs --node     the default tests, reported apart as run under another
+//                                         Node (scripts/test-on-node.mjs)
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 
 const scale = process.argv.includes("--scale");
-const report = scale ? "vitest-scale" : "vitest";
+const otherNode = !scale && process.argv.includes("--node");
+const report = scale ? "vitest-scale" : otherNode ? "vitest-node" : "vitest";
 
 // Results of an earlier run must not count as this run's.
 for (const root of ["packages", "examples"]) {
@@ -23,6 +26,7 @@ const env = {
   ...process.env,
   TURBO_TELEMETRY_DISABLED: "1",
   ...(scale ? { ENGRAM_TEST_SCALE: "1" } : {}),
+  ...(otherNode ? { ENGRAM_TEST_REPORT: report } : {}),
 };
 // One package at a time; inside a package vitest runs several files at once (vitest.shared.ts).
 const tests = spawnSync("turbo", ["run", "test", "--concurrency=1", "--continue"], {
@@ -32,7 +36,7 @@ const tests = spawnSync("turbo", ["run", "test", "--concurrency=1", "--continue"
 });
 const summary = spawnSync(
   process.execPath,
-  ["scripts/test-summary.mjs", ...(scale ? ["--scale"] : [])],
+  ["scripts/test-summary.mjs", ...(scale ? ["--scale"] : otherNode ? ["--node"] : [])],
   { stdio: "inherit" },
 );
 process.exitCode = tests.status !== 0 || summary.status !== 0 ? 1 : 0;

@@ -4,18 +4,20 @@
 //
 //   node scripts/test-summary.mjs            the reports of `npm test`
 //   node scripts/test-summary.mjs --scale    the reports of `npm run test:scale`
-//   node scripts/test-summary.mjs --all      both, and suites with their own report such as
-//                                            packages/reliability/results/ (CI's closing line)
+//   node scripts/test-summary.mjs --node     the reports of the run under another Node
+//                                            (scripts/test-on-node.mjs)
+//   node scripts/test-summary.mjs --all      all of them, and suites with their own report such
+//                                            as packages/reliability/results/ (CI's closing line)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
-const mode = process.argv.includes("--all")
-  ? "all"
-  : process.argv.includes("--scale")
-    ? "scale"
-    : "default";
-const reports = { default: ["vitest"], scale: ["vitest-scale"], all: ["vitest", "vitest-scale"] }[
-  mode
-];
+const mode =
+  ["all", "scale", "node"].find((name) => process.argv.includes(`--${name}`)) ?? "default";
+const reports = {
+  default: ["vitest"],
+  scale: ["vitest-scale"],
+  node: ["vitest-node"],
+  all: ["vitest", "vitest-scale", "vitest-node"],
+}[mode];
 
 let passed = 0;
 let failed = 0;

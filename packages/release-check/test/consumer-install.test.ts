@@ -1,8 +1,8 @@
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { pnpm, ROOT } from "./packages.js";
@@ -18,7 +18,8 @@ const tarballs = inject("tarballs");
  */
 /** True when the better-sqlite3 the installed store driver uses loads in this Node. */
 function loadsNativeSqlite(dir: string): boolean {
-  const driver = join(dir, "node_modules", "@engram", "store-sqlite", "package.json");
+  // From the driver's real folder: pnpm links only the direct dependencies at the top.
+  const driver = join(realpathSync(join(dir, "node_modules", "@engram", "store-sqlite")), "x.js");
   const script = `require("node:module").createRequire(${JSON.stringify(driver)})("better-sqlite3")(":memory:").close()`;
   return spawnSync(process.execPath, ["-e", script], { stdio: "ignore" }).status === 0;
 }
@@ -72,8 +73,20 @@ describe("the packed CLI in an empty folder", () => {
     );
     // pnpm's side-effects cache is not keyed by Node's ABI (pnpm/pnpm#1656): on a machine whose
     // store holds a better-sqlite3 built under another Node, the install links that build.
-    // Rebuild it for this Node then, as a user of pnpm would have to.
-    if (!loadsNativeSqlite(dir)) pnpm(["rebuild", "better-sqlite3"], dir);
+    // Rebuild it for this Node then, as a user of pnpm would have to (the Node running the
+    // build named outright: `npm run` hands scripts its own Node in NODE and npm_node_execpath).
+    if (!loadsNativeSqlite(dir)) {
+      const node = process.execPath;
+      pnpm(["rebuild", "better-sqlite3"], dir, {
+        ...process.env,
+        PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`,
+        NODE: node,
+        npm_node_execpath: node,
+      });
+      if (!loadsNativeSqlite(dir)) {
+        throw new Error(`better-sqlite3 in ${dir} does not load in Node ${process.version}`);
+      }
+    }
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
