@@ -10,12 +10,6 @@ import { pnpm, ROOT } from "./packages.js";
 const run = promisify(execFile);
 const tarballs = inject("tarballs");
 
-/**
- * The packed CLI installed into an empty folder, as a user installs it: only the tarballs of this
- * repository (standing in for the registry, which has no engram yet) and the registry for the
- * rest. pnpm rather than npm so better-sqlite3 comes from the store's build instead of compiling
- * again (~1.5 min); `npm run test:scale` installs with npm too.
- */
 /** True when the better-sqlite3 the installed store driver uses loads in this Node. */
 function loadsNativeSqlite(dir: string): boolean {
   // From the driver's real folder: pnpm links only the direct dependencies at the top.
@@ -24,6 +18,12 @@ function loadsNativeSqlite(dir: string): boolean {
   return spawnSync(process.execPath, ["-e", script], { stdio: "ignore" }).status === 0;
 }
 
+/**
+ * The packed CLI installed into an empty folder, as a user installs it: only the tarballs of this
+ * repository (standing in for the registry, which has no engram yet) and the registry for the
+ * rest. pnpm rather than npm so better-sqlite3 comes from the store's build instead of compiling
+ * again (~1.5 min); `npm run test:scale` installs with npm too.
+ */
 describe("the packed CLI in an empty folder", () => {
   let dir: string;
   let installLog: string;
