@@ -22,10 +22,16 @@ function fetchNode() {
   const home = join(cache, "package");
   if (existsSync(join(home, "bin"))) return home;
   mkdirSync(cache, { recursive: true });
-  execFileSync("npm", ["pack", target, "--pack-destination", cache, "--silent"], {
-    stdio: ["ignore", "ignore", "inherit"],
-    shell: windows,
-  });
+  try {
+    execFileSync("npm", ["pack", target, "--pack-destination", cache, "--loglevel=error"], {
+      stdio: ["ignore", "ignore", "inherit"],
+      shell: windows,
+    });
+  } catch {
+    throw new Error(
+      `npm could not fetch ${target} from the registry (above: why). Another major may exist for this platform: npm view node-${windows ? "win" : process.platform}-${process.arch} versions`,
+    );
+  }
   const tarball = readdirSync(cache).find((name) => name.endsWith(".tgz"));
   if (!tarball) throw new Error(`npm pack ${target} left no tarball in ${cache}`);
   execFileSync("tar", ["-xzf", join(cache, tarball), "-C", cache]);
