@@ -14,7 +14,9 @@ import { delimiter, dirname, join } from "node:path";
 const major = process.argv[2] ?? "22";
 const root = join(import.meta.dirname, "..");
 const windows = process.platform === "win32";
-const target = `node-${windows ? "win" : process.platform}-${process.arch}@${major}`;
+/** The npm package that holds Node's binary for this platform. */
+const platformPackage = `node-${windows ? "win" : process.platform}-${process.arch}`;
+const target = `${platformPackage}@${major}`;
 
 /** The folder holding Node `major`'s `bin/` and `include/`, fetched once. */
 function fetchNode() {
@@ -29,7 +31,7 @@ function fetchNode() {
     });
   } catch {
     throw new Error(
-      `npm could not fetch ${target} from the registry (above: why). Another major may exist for this platform: npm view node-${windows ? "win" : process.platform}-${process.arch} versions`,
+      `npm could not fetch ${target} from the registry (above: why). Another major may exist for this platform: npm view ${platformPackage} versions`,
     );
   }
   const tarball = readdirSync(cache).find((name) => name.endsWith(".tgz"));
