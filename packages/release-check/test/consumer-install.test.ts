@@ -19,6 +19,26 @@ function loadsNativeSqlite(dir: string): boolean {
 }
 
 /**
+ * Build settings that make node-gyp compile native addons for the Node running these tests: that
+ * Node named outright (`npm run` hands scripts its own Node in NODE and npm_node_execpath) and its
+ * own headers (`<prefix>/include/node`, which official and Debian installs have) in
+ * `npm_config_nodedir`. A `nodedir` in the machine's `.npmrc` (this machine's names Debian's
+ * Node 20 headers) would otherwise win under another Node, and pnpm would then keep a Node 20
+ * build in its side-effects cache under that Node's key.
+ */
+function buildForThisNode(): NodeJS.ProcessEnv {
+  const node = process.execPath;
+  const prefix = dirname(dirname(node));
+  const headers = existsSync(join(prefix, "include", "node", "node_version.h"));
+  return {
+    PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`,
+    NODE: node,
+    npm_node_execpath: node,
+    ...(headers ? { npm_config_nodedir: prefix } : {}),
+  };
+}
+
+/**
  * The packed CLI installed into an empty folder, as a user installs it: only the tarballs of this
  * repository (standing in for the registry, which has no engram yet) and the registry for the
  * rest. pnpm rather than npm so better-sqlite3 comes from the store's build instead of compiling
@@ -69,19 +89,17 @@ describe("the packed CLI in an empty folder", () => {
         "append-only",
       ],
       dir,
-      { ...process.env, npm_config_engine_strict: "false" },
+      { ...process.env, ...buildForThisNode(), npm_config_engine_strict: "false" },
     );
-    // pnpm's side-effects cache is not keyed by Node's ABI (pnpm/pnpm#1656): on a machine whose
-    // store holds a better-sqlite3 built under another Node, the install links that build.
-    // Rebuild it for this Node then, as a user of pnpm would have to (the Node running the
-    // build named outright: `npm run` hands scripts its own Node in NODE and npm_node_execpath).
+    // pnpm's side-effects cache keeps one build per Node major version, and a store may hold
+    // under this Node's key a build made for another (compiled against the headers a `.npmrc`'s
+    // `nodedir` named, before `buildForThisNode`): the install then links it. Rebuild it for this
+    // Node, from source, as a user of pnpm would have to.
     if (!loadsNativeSqlite(dir)) {
-      const node = process.execPath;
       pnpm(["rebuild", "better-sqlite3"], dir, {
         ...process.env,
-        PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`,
-        NODE: node,
-        npm_node_execpath: node,
+        ...buildForThisNode(),
+        npm_config_build_from_source: "true",
       });
       if (!loadsNativeSqlite(dir)) {
         throw new Error(`better-sqlite3 in ${dir} does not load in Node ${process.version}`);
