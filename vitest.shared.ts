@@ -33,7 +33,7 @@ export const workspaceAliases = {
  * named `*.scale.test.ts`, run then instead of the others. CI runs both.
  */
 const scale = process.env.ENGRAM_TEST_SCALE === "1";
-/** The report's name: `ENGRAM_TEST_REPORT` when set (`vitest-node`: the run under another Node). */
+/** The report's name: `ENGRAM_TEST_REPORT` when set (`vitest-node-<major>`: a run under another Node). */
 const report = process.env.ENGRAM_TEST_REPORT ?? (scale ? "vitest-scale" : "vitest");
 const results = `test-results/${report}`;
 

@@ -6,6 +6,10 @@
 // machine's Node is put back afterwards.
 //
 //   node scripts/test-on-node.mjs [major]     after `npm test` has installed and built
+//
+// Each major's results are reported apart (test-results/vitest-node-<major>.json), and the Node
+// that runs them is part of turbo's hash of each test task (scripts/run-tests.mjs), so a run never
+// replays another Node's results.
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";

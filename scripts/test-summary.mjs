@@ -4,19 +4,20 @@
 //
 //   node scripts/test-summary.mjs            the reports of `npm test`
 //   node scripts/test-summary.mjs --scale    the reports of `npm run test:scale`
-//   node scripts/test-summary.mjs --node     the reports of the run under another Node
-//                                            (scripts/test-on-node.mjs)
+//   node scripts/test-summary.mjs --node     the reports of the runs under other Nodes
+//                                            (scripts/test-on-node.mjs: vitest-node-<major>)
 //   node scripts/test-summary.mjs --all      all of them, and suites with their own report such
 //                                            as packages/reliability/results/ (CI's closing line)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const mode =
   ["all", "scale", "node"].find((name) => process.argv.includes(`--${name}`)) ?? "default";
-const reports = {
-  default: ["vitest"],
-  scale: ["vitest-scale"],
-  node: ["vitest-node"],
-  all: ["vitest", "vitest-scale", "vitest-node"],
+/** Whether a report file's name (without `.json`) is one this mode totals. */
+const counted = {
+  default: (name) => name === "vitest",
+  scale: (name) => name === "vitest-scale",
+  node: (name) => /^vitest-node-\d+$/.test(name),
+  all: (name) => /^vitest(-scale|-node-\d+)?$/.test(name),
 }[mode];
 
 let passed = 0;
@@ -29,8 +30,16 @@ const dirs = ["packages", "examples"].flatMap((root) =>
   existsSync(root) ? readdirSync(root).map((name) => `${root}/${name}`) : [],
 );
 for (const dir of dirs) {
+  const results = `${dir}/test-results`;
+  const names = existsSync(results)
+    ? readdirSync(results)
+        .filter((file) => file.endsWith(".json"))
+        .map((file) => file.slice(0, -".json".length))
+        .filter(counted)
+        .sort()
+    : [];
+  const files = names.map((name) => [name, `${results}/${name}.json`]);
   // --all adds suites that keep their own report, such as the reliability suite's results/.
-  const files = reports.map((name) => [name, `${dir}/test-results/${name}.json`]);
   if (mode === "all") files.push(["vitest", `${dir}/results/vitest.json`]);
   for (const [name, file] of files) {
     if (!existsSync(file)) continue;
