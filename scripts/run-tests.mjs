@@ -43,7 +43,7 @@ const tests = spawnSync("turbo", ["run", "test", "--concurrency=1", "--continue"
 });
 const summary = spawnSync(
   process.execPath,
-  ["scripts/test-summary.mjs", ...(scale ? ["--scale"] : otherNode ? ["--node"] : [])],
+  ["scripts/test-summary.mjs", ...(scale ? ["--scale"] : otherNode ? ["--node", major] : [])],
   { stdio: "inherit" },
 );
 process.exitCode = tests.status !== 0 || summary.status !== 0 ? 1 : 0;

@@ -4,19 +4,23 @@
 //
 //   node scripts/test-summary.mjs            the reports of `npm test`
 //   node scripts/test-summary.mjs --scale    the reports of `npm run test:scale`
-//   node scripts/test-summary.mjs --node     the reports of the runs under other Nodes
-//                                            (scripts/test-on-node.mjs: vitest-node-<major>)
+//   node scripts/test-summary.mjs --node [major]   the reports of the runs under other Nodes
+//                                            (scripts/test-on-node.mjs: vitest-node-<major>), or
+//                                            of that major's run alone
 //   node scripts/test-summary.mjs --all      all of them, and suites with their own report such
 //                                            as packages/reliability/results/ (CI's closing line)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const mode =
   ["all", "scale", "node"].find((name) => process.argv.includes(`--${name}`)) ?? "default";
+/** `--node 26`: that major's report alone (a run under Node 26 prints its own totals). */
+const afterNode = process.argv[process.argv.indexOf("--node") + 1] ?? "";
+const major = /^\d+$/.test(afterNode) ? afterNode : "\\d+";
 /** Whether a report file's name (without `.json`) is one this mode totals. */
 const counted = {
   default: (name) => name === "vitest",
   scale: (name) => name === "vitest-scale",
-  node: (name) => /^vitest-node-\d+$/.test(name),
+  node: (name) => new RegExp(`^vitest-node-${major}$`).test(name),
   all: (name) => /^vitest(-scale|-node-\d+)?$/.test(name),
 }[mode];
 
