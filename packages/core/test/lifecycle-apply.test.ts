@@ -1,4 +1,4 @@
-import { appendFile, readFile, stat } from "node:fs/promises";
+import { appendFile, readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isEngramError } from "../src/errors.js";
@@ -10,6 +10,7 @@ import {
   undoLastApply,
 } from "../src/lifecycle/index.js";
 import { projectCandidates } from "../src/lifecycle/project-candidates.js";
+import { STATE_FILES, statePath } from "../src/lifecycle/state.js";
 import {
   allLines,
   copyWorkspace,
@@ -246,18 +247,24 @@ describe("lifecycle apply and undo", () => {
     expect(await treeListing(ws)).toEqual(original);
   });
 
-  it("two undos reverse two applies in order", async () => {
+  it("two undos reverse two applies in order, and each undo frees only the copies it alone kept", async () => {
     const ws = await richWorkspace();
     const host = hostOf(ws);
+    const blobDir = statePath(ws, STATE_FILES.blobDir);
+    const heldBlobs = async () => (await readdir(blobDir).catch(() => [] as string[])).sort();
     const t0 = await treeListing(ws);
     await applyPlan(host, undefined, { now: NOW });
     const t1 = await treeListing(ws);
+    const firstBlobs = await heldBlobs();
+    expect(firstBlobs.length).toBeGreaterThan(0); // the superseded decision's text, for undo
     await applyPlan(host, undefined, { now: new Date(2026, 0, 20, 10, 0) });
     expect(await treeListing(ws)).not.toEqual(t1);
     await undoLastApply(host);
     expect(await treeListing(ws)).toEqual(t1);
+    expect(await heldBlobs()).toEqual(firstBlobs);
     await undoLastApply(host);
     expect(await treeListing(ws)).toEqual(t0);
+    expect(await heldBlobs()).toEqual([]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { EngramError } from "../errors.js";
@@ -33,9 +34,32 @@ export async function readStateJson<T>(abs: string): Promise<T | null> {
   try {
     text = await readFile(abs, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
+    return missing(error);
   }
+  return parseStateJson<T>(abs, text);
+}
+
+/**
+ * {@link readStateJson} with a synchronous read: for reading many small state files at once
+ * (the undo records), where one `readFile` after another costs ~0.3 ms a file and this ~0.03.
+ */
+export function readStateJsonSync<T>(abs: string): T | null {
+  let text: string;
+  try {
+    text = readFileSync(abs, "utf8");
+  } catch (error) {
+    return missing(error);
+  }
+  return parseStateJson<T>(abs, text);
+}
+
+/** A read that failed: null when the file is missing, else the error again. */
+function missing(error: unknown): null {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+  throw error;
+}
+
+function parseStateJson<T>(abs: string, text: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
