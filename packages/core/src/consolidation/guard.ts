@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
 import type { ChunkRecord } from "../driver/records.js";
 import { normalizeForDedupe } from "../lifecycle/dedupe.js";
 import { hostAnalyzer, hostTierOf, type LifecycleHost } from "../lifecycle/host.js";
 import { readQueryTexts, readRecall } from "../lifecycle/recall.js";
 import { chunkRecords } from "../sync/chunk-records.js";
+import { readUtf8 } from "../workspace/read.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { type LineRef, overlaps } from "./citations.js";
 import { ChunkRanker } from "./guard-index.js";
@@ -125,9 +125,16 @@ async function chunkStates(
   const { files } = await scanWorkspace({ workspace: host.workspace });
   const before: ChunkRecord[] = [];
   const after: ChunkRecord[] = [];
+  // As a sync reads them: what it would not index (too large, not UTF-8) is left out. (And read
+  // synchronously: one awaited `readFile` after another cost ~0.2 ms a file, 0.5–0.7 s for the
+  // 2,728 files of a 10k-chunk workspace, against 50–90 ms.)
+  const maxBytes = host.config.sync.maxFileBytes;
   for (const f of files) {
     if (f.path.startsWith("/")) continue;
-    const text = await readFile(f.absPath, "utf8").catch(() => null);
+    const text = await readUtf8(f.absPath, { maxBytes }).then(
+      (read) => read.text,
+      () => null,
+    );
     if (text === null) continue;
     const chunks = chunk(f.path, text);
     before.push(...chunks);
