@@ -1,6 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import type { EngramConfig } from "../config/schema.js";
-import { normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
+import { jaccard, normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
 import { readRecall } from "../lifecycle/recall.js";
 import { parseSealed } from "../sealing/format.js";
 import type { SealKey } from "../sealing/keys.js";
@@ -8,10 +7,12 @@ import { sealedSpansKeyCannotOpen } from "../sealing/spans.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Tier } from "../tier.js";
 import { isSensitiveFile, type LineRange, privateSpans } from "../workspace/privacy.js";
+import { readTexts } from "../workspace/read-texts.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { BUILT_IN_RULES, type Detection, detect, userRules } from "./detectors.js";
 import { keyValueOf, type LongTermEntry, longTermEntries } from "./entries.js";
 import { secretlintDetections } from "./secretlint.js";
+import { TermOverlaps } from "./term-overlaps.js";
 
 /** What a finding is about. */
 export type AuditFindingKind =
@@ -105,16 +106,9 @@ export async function auditWorkspace(
   const findings: AuditFinding[] = [];
   const longTerm: LongTermEntry[] = [];
   const mtimes = new Map<string, Date>();
-  for (const file of files) {
-    let text: string;
-    try {
-      const info = await stat(file.absPath);
-      if (info.size > host.config.sync.maxFileBytes) continue;
-      text = await readFile(file.absPath, "utf8");
-      mtimes.set(file.path, info.mtime);
-    } catch {
-      continue;
-    }
+  const maxBytes = host.config.sync.maxFileBytes;
+  for await (const [file, { text, mtime }] of readTexts(files, { maxBytes })) {
+    mtimes.set(file.path, mtime);
     const sealed = parseSealed(text);
     if (sealed) {
       const opens = host.key && sealed.recipients.some((r) => host.key?.recipients.includes(r));
@@ -312,57 +306,104 @@ async function staleFindings(
 /** Entries compared pairwise at most (a long-term memory far larger than this is audited in part). */
 const MAX_COMPARED = 3000;
 
+const byNumber = (x: number, y: number) => x - y;
+
+/**
+ * Each long-term entry against the earlier ones, in order: the first it duplicates or contradicts
+ * is reported. Only earlier entries sharing a term, the normalised text or the key can be either,
+ * so only those are compared.
+ */
 function entryFindings(host: AuditHost, entries: readonly LongTermEntry[]): AuditFinding[] {
   const threshold = host.config.lifecycle.promote.threshold;
-  const list = entries.slice(0, MAX_COMPARED).map((e) => ({
-    e,
-    norm: normalizeForDedupe(e.text),
-    kv: keyValueOf(e.text),
-  }));
+  const overlaps = new TermOverlaps();
+  const list: ComparedEntry[] = [];
+  // Earlier entries by normalised text and by key: an exact duplicate or a contradiction may
+  // share no term (a text of punctuation, a value in other words).
+  const byNorm = new Map<string, number[]>();
+  const byKey = new Map<string, number[]>();
   const out: AuditFinding[] = [];
-  const reported = new Set<number>();
-  for (let j = 0; j < list.length; j++) {
-    const b = list[j] as (typeof list)[number];
-    if (b.norm.length < 6) continue;
-    for (let i = 0; i < j; i++) {
-      const a = list[i] as (typeof list)[number];
-      if (reported.has(j)) break;
-      if (a.kv && b.kv && a.kv.key === b.kv.key) {
-        const same = normalizeForDedupe(a.kv.value) === normalizeForDedupe(b.kv.value);
-        if (!same && termJaccard(host.analyzer, a.kv.value, b.kv.value) < threshold) {
-          reported.add(j);
-          out.push(
-            finding(
-              "contradiction",
-              "key-value",
-              b.e.path,
-              b.e.startLine,
-              b.e.endLine,
-              `"${b.kv.key}" has another value at ${cite(a.e.path, a.e.startLine, a.e.endLine)}; keep the one that holds and supersede the other`,
-              "supersede",
-              cite(a.e.path, a.e.startLine, a.e.endLine),
-            ),
-          );
-          continue;
+  for (const e of entries.slice(0, MAX_COMPARED)) {
+    const b: ComparedEntry = {
+      e,
+      norm: normalizeForDedupe(e.text),
+      kv: keyValueOf(e.text),
+      terms: new Set(host.analyzer.terms(e.text)),
+    };
+    const shared = overlaps.add(b.terms);
+    if (b.norm.length >= 6) {
+      // The first earlier entry that b duplicates or contradicts, as a pairwise scan would meet
+      // it. With a threshold of 0 every pair is similar enough, shared terms or not.
+      const sameKey = (b.kv && byKey.get(b.kv.key)) || [];
+      const candidates =
+        threshold <= 0
+          ? list.keys()
+          : new Set([...shared.keys(), ...(byNorm.get(b.norm) ?? []), ...sameKey].sort(byNumber));
+      for (const i of candidates) {
+        const a = list[i] as ComparedEntry;
+        const found = compareEntries(host, threshold, a, b, shared.get(i) ?? 0);
+        if (found) {
+          out.push(found);
+          break;
         }
       }
-      const exact = a.norm === b.norm;
-      if (exact || termJaccard(host.analyzer, a.e.text, b.e.text) >= threshold) {
-        reported.add(j);
-        out.push(
-          finding(
-            "duplicate",
-            exact ? "exact" : "lexical",
-            b.e.path,
-            b.e.startLine,
-            b.e.endLine,
-            `${exact ? "the same as" : "nearly the same as"} ${cite(a.e.path, a.e.startLine, a.e.endLine)}; merge them`,
-            "merge",
-            cite(a.e.path, a.e.startLine, a.e.endLine),
-          ),
-        );
-      }
+    }
+    const index = list.push(b) - 1;
+    for (const [map, key] of [
+      [byNorm, b.norm],
+      [byKey, b.kv?.key],
+    ] as const) {
+      if (key === undefined) continue;
+      const earlier = map.get(key);
+      if (earlier) earlier.push(index);
+      else map.set(key, [index]);
     }
   }
   return out;
+}
+
+/** A long-term entry as the duplicate and contradiction checks compare it. */
+interface ComparedEntry {
+  e: LongTermEntry;
+  norm: string;
+  kv: ReturnType<typeof keyValueOf>;
+  /** Its analyser terms. */
+  terms: Set<string>;
+}
+
+/** What `b` is to the earlier entry `a` (sharing `shared` terms): a contradiction, a duplicate, or null. */
+function compareEntries(
+  host: AuditHost,
+  threshold: number,
+  a: ComparedEntry,
+  b: ComparedEntry,
+  shared: number,
+): AuditFinding | null {
+  const there = cite(a.e.path, a.e.startLine, a.e.endLine);
+  if (a.kv && b.kv && a.kv.key === b.kv.key) {
+    const same = normalizeForDedupe(a.kv.value) === normalizeForDedupe(b.kv.value);
+    if (!same && termJaccard(host.analyzer, a.kv.value, b.kv.value) < threshold) {
+      return finding(
+        "contradiction",
+        "key-value",
+        b.e.path,
+        b.e.startLine,
+        b.e.endLine,
+        `"${b.kv.key}" has another value at ${there}; keep the one that holds and supersede the other`,
+        "supersede",
+        there,
+      );
+    }
+  }
+  const exact = a.norm === b.norm;
+  if (!exact && jaccard(a.terms.size, b.terms.size, shared) < threshold) return null;
+  return finding(
+    "duplicate",
+    exact ? "exact" : "lexical",
+    b.e.path,
+    b.e.startLine,
+    b.e.endLine,
+    `${exact ? "the same as" : "nearly the same as"} ${there}; merge them`,
+    "merge",
+    there,
+  );
 }

@@ -7,10 +7,16 @@ import type { Detection } from "./detectors.js";
  * Node 20. Its findings are strict (few false positives); engram's own rules add generic shapes.
  */
 export async function secretlintDetections(text: string): Promise<Detection[]> {
-  const [{ lintSource }, { creator }] = await Promise.all([
+  const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
     import("@secretlint/core"),
     import("@secretlint/secretlint-rule-preset-recommend"),
+    import("@secretlint/profiler"),
   ]);
+  // secretlint 11 times every rule on every text with `performance.mark`, kept for the life of the
+  // process and matched against all earlier marks (O(n²)): auditing 2,728 files spent ~30 s there,
+  // and a long-lived process (mcp, ui, watch) would keep every mark. Nobody reads these timings.
+  // Fixed upstream in 13.0.5 (secretlint/secretlint#1673), which needs Node 22.
+  secretLintProfiler.mark = () => {};
   const result = await lintSource({
     source: { filePath: "memory.md", content: text, ext: ".md", contentType: "text" },
     options: {

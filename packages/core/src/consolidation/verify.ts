@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { findDuplicate, normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
+import { findDuplicate, normalizeForDedupe, setJaccard, termJaccard } from "../lifecycle/dedupe.js";
 import { workspacePath } from "../lifecycle/files.js";
 import { hostAnalyzer, type LifecycleHost } from "../lifecycle/host.js";
 import type { Analyzer } from "../text/analyzer.js";
@@ -253,9 +253,7 @@ async function duplicateOf(
   const mine = new Set(analyzer.terms(op.text));
   let best: { ref: LineRef; sim: number } | null = null;
   for (const e of known.entries) {
-    let both = 0;
-    for (const t of mine) if (e.terms.has(t)) both++;
-    const sim = mine.size && e.terms.size ? both / (mine.size + e.terms.size - both) : 0;
+    const sim = setJaccard(mine, e.terms);
     if (sim >= threshold && sim > (best?.sim ?? 0)) best = { ref: e.ref, sim };
   }
   if (best) return { existing: best.ref, method: "lexical", similarity: best.sim };

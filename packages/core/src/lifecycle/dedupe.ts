@@ -46,12 +46,19 @@ export function normalizeForDedupe(text: string): string {
 
 /** Jaccard similarity of the two texts' analyzer term sets (0 when either has none). */
 export function termJaccard(analyzer: Analyzer, a: string, b: string): number {
-  const sa = new Set(analyzer.terms(a));
-  const sb = new Set(analyzer.terms(b));
-  if (sa.size === 0 || sb.size === 0) return 0;
+  return setJaccard(new Set(analyzer.terms(a)), new Set(analyzer.terms(b)));
+}
+
+/** Jaccard similarity of two term sets (0 when either is empty). */
+export function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let both = 0;
-  for (const t of sa) if (sb.has(t)) both++;
-  return both / (sa.size + sb.size - both);
+  for (const t of a) if (b.has(t)) both++;
+  return jaccard(a.size, b.size, both);
+}
+
+/** Jaccard similarity of two sets from their sizes and the count they share (0 when either is empty). */
+export function jaccard(sizeA: number, sizeB: number, shared: number): number {
+  return sizeA === 0 || sizeB === 0 ? 0 : shared / (sizeA + sizeB - shared);
 }
 
 /** A paragraph, list item or whole heading section of a file, with its lines. */
@@ -77,6 +84,7 @@ export async function findDuplicate(
   const analyzer = hostAnalyzer(host);
   const wanted = normalizeForDedupe(text);
   if (!wanted) return null;
+  const terms = new Set(analyzer.terms(text));
   let best: DuplicateMatch | null = null;
   for (const path of options.files ?? (await longTermFiles(host))) {
     const content = await readFile(workspacePath(host.workspace, path), "utf8").catch(() => null);
@@ -84,7 +92,7 @@ export async function findDuplicate(
     for (const unit of units(content)) {
       const norm = normalizeForDedupe(unit.text);
       if (norm === wanted) return { path, ...unit, method: "exact", similarity: 1 };
-      const similarity = termJaccard(analyzer, text, unit.text);
+      const similarity = setJaccard(terms, new Set(analyzer.terms(unit.text)));
       if (similarity >= threshold && similarity > (best?.similarity ?? 0)) {
         best = { path, ...unit, method: "lexical", similarity };
       }
