@@ -1,6 +1,7 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { workspacePath } from "../lifecycle/files.js";
 import { PRIVATE_CLOSE, PRIVATE_OPEN } from "../workspace/privacy.js";
+import { readTexts } from "../workspace/read-texts.js";
 import { formatRef, type LineRef, tryParseRef } from "./citations.js";
 import { entriesOf } from "./curated.js";
 import { ARCHIVE_DIR } from "./paths.js";
@@ -111,11 +112,12 @@ export function parseArchive(
  */
 export async function readTombstones(ws: string): Promise<string[]> {
   const names = await readdir(workspacePath(ws, ARCHIVE_DIR)).catch(() => [] as string[]);
+  const files = names
+    .filter((n) => n.endsWith(".md"))
+    .sort()
+    .map((name) => ({ absPath: workspacePath(ws, `${ARCHIVE_DIR}/${name}`) }));
   const out: string[] = [];
-  for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
-    const text = await readFile(workspacePath(ws, `${ARCHIVE_DIR}/${name}`), "utf8").catch(
-      () => "",
-    );
+  for await (const [, { text }] of readTexts(files)) {
     for (const r of parseArchive(text)) {
       if (r.reason !== "forgotten") continue;
       for (const e of entriesOf(r.lines.join("\n"))) out.push(e.text);

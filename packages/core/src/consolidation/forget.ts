@@ -6,6 +6,7 @@ import { undoLastApply } from "../lifecycle/apply.js";
 import { entryKind, workspacePath } from "../lifecycle/files.js";
 import { hostTierOf, type LifecycleHost } from "../lifecycle/host.js";
 import { resolveLayout, THREE_TIER_PATHS } from "../workspace/presets.js";
+import { readTexts } from "../workspace/read-texts.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { formatRef, type LineRef } from "./citations.js";
 import { entriesOf } from "./curated.js";
@@ -164,12 +165,14 @@ async function byQuery(
   const tierOf = hostTierOf(host);
   const { files } = await scanWorkspace({ workspace: host.workspace });
   const out: Array<LineRef & { text: string }> = [];
-  for (const f of files) {
-    if (f.path.startsWith("/") || isConsolidationPath(f.path) || tierOf(f.path) === "archive")
-      continue;
-    if (isLogPath(host, f.path) && !fromLog) continue;
-    const text = await readFile(f.absPath, "utf8").catch(() => null);
-    if (text === null) continue;
+  const searched = files.filter(
+    (f) =>
+      !f.path.startsWith("/") &&
+      !isConsolidationPath(f.path) &&
+      tierOf(f.path) !== "archive" &&
+      (fromLog || !isLogPath(host, f.path)),
+  );
+  for await (const [f, { text }] of readTexts(searched)) {
     let hit = false;
     for (const e of entriesOf(text)) {
       if (!plainText(e.text).toLowerCase().replace(/\s+/g, " ").includes(wanted)) continue;
