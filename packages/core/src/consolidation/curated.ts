@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { longTermFiles } from "../lifecycle/dedupe.js";
 import { workspacePath } from "../lifecycle/files.js";
 import type { LifecycleHost } from "../lifecycle/host.js";
 import { sha256Hex } from "../text/hash.js";
 import { isSensitiveFile, type LineRange, privateRanges } from "../workspace/privacy.js";
+import { readTexts } from "../workspace/read-texts.js";
 import type { LineRef } from "./citations.js";
 import { isConsolidationPath } from "./paths.js";
 
@@ -29,13 +29,11 @@ export interface CuratedFile {
 
 /** Every long-tier Markdown file (consolidation's own files excepted), read and split into entries. */
 export async function readCurated(host: LifecycleHost): Promise<CuratedFile[]> {
+  const files = (await longTermFiles(host))
+    .filter((path) => !isConsolidationPath(path) && !path.startsWith("/"))
+    .map((path) => ({ path, absPath: workspacePath(host.workspace, path) }));
   const out: CuratedFile[] = [];
-  for (const path of await longTermFiles(host)) {
-    if (isConsolidationPath(path) || path.startsWith("/")) continue;
-    const text = await readFile(workspacePath(host.workspace, path), "utf8").catch(() => null);
-    if (text === null) continue;
-    out.push(curatedFile(path, text));
-  }
+  for await (const [{ path }, { text }] of readTexts(files)) out.push(curatedFile(path, text));
   return out;
 }
 

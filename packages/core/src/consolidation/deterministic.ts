@@ -8,6 +8,7 @@ import type { Analyzer } from "../text/analyzer.js";
 import { formatRef, type LineRef } from "./citations.js";
 import { type CuratedFile, type Entry, entriesOf } from "./curated.js";
 import { factsOf, missingFacts } from "./facts.js";
+import { similarPairs } from "./similar-pairs.js";
 import type { SourceFile } from "./sources.js";
 import type { Operation } from "./types.js";
 
@@ -37,60 +38,41 @@ export async function duplicateMerges(
 ): Promise<{ ops: Operation[]; keptApart: KeptApart[] }> {
   const analyzer = hostAnalyzer(host);
   const { threshold, vectorThreshold } = host.config.lifecycle.promote;
-  const entries = curated
-    .flatMap((f) => f.entries)
-    .filter((e) => !e.private && normalizeForDedupe(e.text));
-  const norms = entries.map((e) => normalizeForDedupe(e.text));
+  const entries: Entry[] = [];
+  const norms: string[] = [];
+  for (const e of curated.flatMap((f) => f.entries)) {
+    const norm = e.private ? "" : normalizeForDedupe(e.text);
+    if (!norm) continue;
+    entries.push(e);
+    norms.push(norm);
+  }
   const terms = entries.map((e) => new Set(analyzer.terms(e.text)));
-  const facts = entries.map((e) => factsOf(e.text));
+  // Facts only of entries in a pair (most are in none): ~4 s for 136k entries otherwise.
+  const factsByEntry = new Map<number, ReturnType<typeof factsOf>>();
+  const facts = (i: number) => {
+    const found = factsByEntry.get(i) ?? factsOf((entries[i] as Entry).text);
+    factsByEntry.set(i, found);
+    return found;
+  };
   const pairs: Array<{
     i: number;
     j: number;
     method: "exact" | "lexical" | "vector";
     sim: number;
   }> = [];
-  // Candidate pairs share a term; Jaccard ≥ t needs sizes within a factor t of each other.
-  const byTerm = new Map<string, number[]>();
-  terms.forEach((set, i) => {
-    for (const t of set) {
-      const list = byTerm.get(t) ?? [];
-      list.push(i);
-      byTerm.set(t, list);
-    }
-  });
   const byNorm = new Map<string, number[]>();
   norms.forEach((n, i) => {
     const list = byNorm.get(n) ?? [];
     list.push(i);
     byNorm.set(n, list);
   });
-  const seen = new Set<number>();
-  for (let i = 0; i < entries.length; i++) {
-    seen.clear();
-    const mine = terms[i] as Set<string>;
-    // The rarest few terms are enough: a near duplicate shares most terms.
-    const rare = [...mine]
-      .sort((a, b) => (byTerm.get(a)?.length ?? 0) - (byTerm.get(b)?.length ?? 0))
-      .slice(0, 3);
-    const pool = new Set<number>();
-    for (const t of rare) for (const j of byTerm.get(t) ?? []) if (j > i) pool.add(j);
-    for (const j of byNorm.get(norms[i] as string) ?? []) if (j > i) pool.add(j);
-    for (const j of pool) {
-      if (seen.has(j)) continue;
-      seen.add(j);
-      if (norms[i] === norms[j]) {
-        pairs.push({ i, j, method: "exact", sim: 1 });
-        continue;
-      }
-      const other = terms[j] as Set<string>;
-      const small = Math.min(mine.size, other.size);
-      const large = Math.max(mine.size, other.size);
-      if (large === 0 || small / large < threshold) continue;
-      let both = 0;
-      for (const t of mine) if (other.has(t)) both++;
-      const sim = both / (mine.size + other.size - both);
-      if (sim >= threshold) pairs.push({ i, j, method: "lexical", sim });
+  for (const same of byNorm.values()) {
+    for (const [k, i] of same.entries()) {
+      for (const j of same.slice(k + 1)) pairs.push({ i, j, method: "exact", sim: 1 });
     }
+  }
+  for (const p of similarPairs(terms, threshold)) {
+    if (norms[p.i] !== norms[p.j]) pairs.push({ ...p, method: "lexical" });
   }
   if (host.embedder && entries.length > 1 && entries.length <= MAX_VECTOR_ENTRIES) {
     const known = new Set(pairs.map((p) => `${p.i}:${p.j}`));
@@ -112,17 +94,14 @@ export async function duplicateMerges(
   for (const p of pairs) {
     const a = entries[p.i] as Entry;
     const b = entries[p.j] as Entry;
-    const bInA = missingFacts(facts[p.j] ?? [], a.text).length === 0;
-    const aInB = missingFacts(facts[p.i] ?? [], b.text).length === 0;
+    const bInA = missingFacts(facts(p.j), a.text).length === 0;
+    const aInB = missingFacts(facts(p.i), b.text).length === 0;
     let keep: number;
     let drop: number;
     if (bInA) [keep, drop] = [p.i, p.j];
     else if (aInB) [keep, drop] = [p.j, p.i];
     else {
-      const diff = [
-        ...missingFacts(facts[p.j] ?? [], a.text),
-        ...missingFacts(facts[p.i] ?? [], b.text),
-      ];
+      const diff = [...missingFacts(facts(p.j), a.text), ...missingFacts(facts(p.i), b.text)];
       keptApart.push({ a: ref(a), b: ref(b), facts: diff.map((f) => `${f.kind}:${f.value}`) });
       continue;
     }
