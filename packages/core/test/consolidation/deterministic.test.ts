@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyConsolidation, undoConsolidation } from "../../src/consolidation/apply.js";
+import { curatedFile } from "../../src/consolidation/curated.js";
+import { duplicateMerges } from "../../src/consolidation/deterministic.js";
 import { planConsolidation } from "../../src/consolidation/plan.js";
 import { hostOf, tempWorkspace, writeFiles } from "../lifecycle-fixture.js";
 import { expectSameTree, read, treeWithTimes } from "./helpers.js";
@@ -77,6 +79,30 @@ describe("consolidation without a model", () => {
       "memory/archive/consolidation/2026-03-02.md",
       "memory/dreams/.state.json",
       "memory/dreams/2026-03-02.md",
+    ]);
+  });
+
+  it("finds a near duplicate whose rarest words are the ones that changed", async () => {
+    // Jaccard 17 / 21 = 0.81 ≥ 0.8. The first entry's three rarest terms are the three the second
+    // dropped (every other word recurs below): a search from the rarest terms alone misses it.
+    const words =
+      "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec";
+    const common = words.split(" ");
+    const text = [
+      "# Long-term Memory",
+      "",
+      `- ${words} zulu xray whiskey`,
+      `- ${words} yankee`,
+      ...Array.from(
+        { length: 30 },
+        (_, i) => `- ${common.slice(i % 5, (i % 5) + 12).join(" ")} note${i}`,
+      ),
+      "",
+    ].join("\n");
+    const ws = await tempWorkspace();
+    const { ops } = await duplicateMerges(hostOf(ws), [curatedFile("MEMORY.md", text)]);
+    expect(ops.map((o) => [o.targets.map((t) => t.startLine), o.reason])).toEqual([
+      [[3, 4], "duplicates of MEMORY.md:3: MEMORY.md:4 (lexical 0.81)"],
     ]);
   });
 
