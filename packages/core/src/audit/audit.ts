@@ -1,6 +1,7 @@
 import type { EngramConfig } from "../config/schema.js";
-import { jaccard, normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
+import { normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
 import { readRecall } from "../lifecycle/recall.js";
+import { similarPairs } from "../lifecycle/similar-pairs.js";
 import { parseSealed } from "../sealing/format.js";
 import type { SealKey } from "../sealing/keys.js";
 import { sealedSpansKeyCannotOpen } from "../sealing/spans.js";
@@ -12,7 +13,6 @@ import { scanWorkspace } from "../workspace/scan.js";
 import { BUILT_IN_RULES, type Detection, detect, userRules } from "./detectors.js";
 import { keyValueOf, type LongTermEntry, longTermEntries } from "./entries.js";
 import { secretlintDetections } from "./secretlint.js";
-import { TermOverlaps } from "./term-overlaps.js";
 
 /** What a finding is about. */
 export type AuditFindingKind =
@@ -310,52 +310,62 @@ const byNumber = (x: number, y: number) => x - y;
 
 /**
  * Each long-term entry against the earlier ones, in order: the first it duplicates or contradicts
- * is reported. Only earlier entries sharing a term, the normalised text or the key can be either,
- * so only those are compared.
+ * is reported. Only earlier entries similar enough by terms (found by a similarity join), with the
+ * same normalised text or with the same key can be either, so only those are compared.
  */
 function entryFindings(host: AuditHost, entries: readonly LongTermEntry[]): AuditFinding[] {
   const threshold = host.config.lifecycle.promote.threshold;
-  const overlaps = new TermOverlaps();
-  const list: ComparedEntry[] = [];
+  const list: ComparedEntry[] = entries.slice(0, MAX_COMPARED).map((e) => ({
+    e,
+    norm: normalizeForDedupe(e.text),
+    kv: keyValueOf(e.text),
+    terms: new Set(host.analyzer.terms(e.text)),
+  }));
+  /** Per entry: the earlier entries at least `threshold` similar by terms, and how similar. */
+  const similar = list.map(() => new Map<number, number>());
+  for (const { i, j, sim } of similarPairs(
+    list.map((x) => x.terms),
+    threshold,
+  )) {
+    similar[j]?.set(i, sim);
+  }
   // Earlier entries by normalised text and by key: an exact duplicate or a contradiction may
   // share no term (a text of punctuation, a value in other words).
   const byNorm = new Map<string, number[]>();
   const byKey = new Map<string, number[]>();
   const out: AuditFinding[] = [];
-  for (const e of entries.slice(0, MAX_COMPARED)) {
-    const b: ComparedEntry = {
-      e,
-      norm: normalizeForDedupe(e.text),
-      kv: keyValueOf(e.text),
-      terms: new Set(host.analyzer.terms(e.text)),
-    };
-    const shared = overlaps.add(b.terms);
+  for (const [j, b] of list.entries()) {
+    const close = similar[j] as Map<number, number>;
     if (b.norm.length >= 6) {
-      // The first earlier entry that b duplicates or contradicts, as a pairwise scan would meet
-      // it. With a threshold of 0 every pair is similar enough, shared terms or not.
+      // With a threshold of 0 every pair is similar enough, shared terms or not.
       const sameKey = (b.kv && byKey.get(b.kv.key)) || [];
       const candidates =
         threshold <= 0
           ? list.keys()
-          : new Set([...shared.keys(), ...(byNorm.get(b.norm) ?? []), ...sameKey].sort(byNumber));
+          : new Set([...close.keys(), ...(byNorm.get(b.norm) ?? []), ...sameKey].sort(byNumber));
       for (const i of candidates) {
-        const a = list[i] as ComparedEntry;
-        const found = compareEntries(host, threshold, a, b, shared.get(i) ?? 0);
+        if (i >= j) break;
+        const found = compareEntries(
+          host,
+          threshold,
+          list[i] as ComparedEntry,
+          b,
+          close.get(i) ?? 0,
+        );
         if (found) {
           out.push(found);
           break;
         }
       }
     }
-    const index = list.push(b) - 1;
     for (const [map, key] of [
       [byNorm, b.norm],
       [byKey, b.kv?.key],
     ] as const) {
       if (key === undefined) continue;
       const earlier = map.get(key);
-      if (earlier) earlier.push(index);
-      else map.set(key, [index]);
+      if (earlier) earlier.push(j);
+      else map.set(key, [j]);
     }
   }
   return out;
@@ -370,13 +380,16 @@ interface ComparedEntry {
   terms: Set<string>;
 }
 
-/** What `b` is to the earlier entry `a` (sharing `shared` terms): a contradiction, a duplicate, or null. */
+/**
+ * What `b` is to the earlier entry `a` (`sim`: their terms' Jaccard similarity when at least
+ * `threshold`, else anything below it): a contradiction, a duplicate, or null.
+ */
 function compareEntries(
   host: AuditHost,
   threshold: number,
   a: ComparedEntry,
   b: ComparedEntry,
-  shared: number,
+  sim: number,
 ): AuditFinding | null {
   const there = cite(a.e.path, a.e.startLine, a.e.endLine);
   if (a.kv && b.kv && a.kv.key === b.kv.key) {
@@ -395,7 +408,7 @@ function compareEntries(
     }
   }
   const exact = a.norm === b.norm;
-  if (!exact && jaccard(a.terms.size, b.terms.size, shared) < threshold) return null;
+  if (!exact && sim < threshold) return null;
   return finding(
     "duplicate",
     exact ? "exact" : "lexical",

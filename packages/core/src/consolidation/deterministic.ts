@@ -4,11 +4,11 @@ import { normalizeForDedupe } from "../lifecycle/dedupe.js";
 import { workspacePath } from "../lifecycle/files.js";
 import { hostAnalyzer, type LifecycleHost } from "../lifecycle/host.js";
 import { readQueryTexts } from "../lifecycle/recall.js";
+import { similarPairs } from "../lifecycle/similar-pairs.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { formatRef, type LineRef } from "./citations.js";
 import { type CuratedFile, type Entry, entriesOf } from "./curated.js";
 import { factsOf, missingFacts } from "./facts.js";
-import { similarPairs } from "./similar-pairs.js";
 import type { SourceFile } from "./sources.js";
 import type { Operation } from "./types.js";
 

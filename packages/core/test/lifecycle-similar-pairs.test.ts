@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { similarPairs } from "../../src/consolidation/similar-pairs.js";
+import { similarPairs } from "../src/lifecycle/similar-pairs.js";
 
 /** Every pair compared: what the join must reproduce. */
 function allPairs(sets: ReadonlyArray<ReadonlySet<string>>, threshold: number) {
