@@ -124,9 +124,11 @@ const CJK_RE = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/u;
 
 /** Text without Markdown markup and HTML comments, NFKC-normalised. */
 export function plainText(text: string): string {
-  return text
-    .normalize("NFKC")
-    .replace(/<!--[\s\S]*?-->/g, " ")
+  let out = text.normalize("NFKC");
+  // Each replacement only where its markup occurs: most entries hold none, and the emphasis
+  // pattern's lookarounds made it the costliest step of forgetting by text (27k files: ~10 s).
+  if (out.includes("<!--")) out = out.replace(/<!--[\s\S]*?-->/g, " ");
+  out = out
     .split("\n")
     .map((l) =>
       l
@@ -134,7 +136,9 @@ export function plainText(text: string): string {
         .replace(/^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/, "")
         .replace(/^\s*>\s?/, ""),
     )
-    .join("\n")
+    .join("\n");
+  if (!/[*_~]/.test(out)) return out;
+  return out
     .replace(/(\*\*|__|~~)/g, "")
     .replace(/(?<![\p{L}\p{N}])[*_](?=\S)|(?<=\S)[*_](?![\p{L}\p{N}])/gu, "");
 }
