@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { factsOf, impliedDates, missingFacts } from "../../src/consolidation/facts.js";
+import { factsOf, impliedDates, missingFacts, plainText } from "../../src/consolidation/facts.js";
 
 const kinds = (text: string) => factsOf(text).map((f) => `${f.kind}:${f.value}`);
 
@@ -68,5 +68,18 @@ describe("missingFacts", () => {
       "2026-03-01",
       "2026-03-02",
     ]);
+  });
+});
+
+describe("plainText", () => {
+  it("drops Markdown markup and comments, and leaves text without markup as it is", () => {
+    expect(plainText("- **Lin** prefers _advisory_ locks ~~Redis~~ <!-- old -->now")).toBe(
+      "Lin prefers advisory locks Redis  now",
+    );
+    expect(plainText("## 部署 *计划*\n> 周四发布")).toBe("部署 计划\n周四发布");
+    // Underscores and asterisks inside words and between spaces are text, not emphasis.
+    expect(plainText("snake_case_name and 2 * 3")).toBe("snake_case_name and 2 * 3");
+    expect(plainText("1. [x] ＡＢＣ done")).toBe("ABC done");
+    expect(plainText("~~Redis~~ gone")).toBe("Redis gone");
   });
 });
