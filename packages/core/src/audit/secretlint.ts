@@ -14,7 +14,7 @@ export async function secretlintDetections(text: string): Promise<Detection[]> {
   ]);
   // secretlint 11 times every rule on every text with `performance.mark`, kept for the life of the
   // process and matched against all earlier marks (O(n²)): auditing 2,728 files spent ~30 s there,
-  // and a long-lived process (mcp, ui, watch) would keep every mark. Nobody reads these timings.
+  // and a process that audits again and again would keep every mark. Nobody reads these timings.
   // Fixed upstream in 13.0.5 (secretlint/secretlint#1673), which needs Node 22.
   secretLintProfiler.mark = () => {};
   const result = await lintSource({
