@@ -25,6 +25,7 @@ import type { PlannedFile } from "./plan.js";
 import { planSync } from "./plan.js";
 import { readChanged } from "./read-changed.js";
 import {
+  CACHE_LIMIT_META_KEY,
   CACHE_STATS_META_KEY,
   LAST_SYNC_META_KEY,
   PENDING_VECTORS_META_KEY,
@@ -368,10 +369,16 @@ export async function runSync(
   }
 
   if (ctx.cache) {
-    // Prune after embedding, and whenever the cache holds more than the config now allows.
-    if (report.embedding.embedded > 0 || (await ctx.cache.size()) > config.cache.maxEntries) {
-      await ctx.cache.prune(config.cache.maxEntries);
+    // Prune after embedding, and whenever the cache may hold more than the config now allows:
+    // its limit went down since it was last kept within one. (Counting it costs ~70 ms at 25k
+    // entries in SQLite, a query or request elsewhere: not for every sync that embeds nothing.)
+    const limit = config.cache.maxEntries;
+    const keptWithin = Number(await store.getMeta(CACHE_LIMIT_META_KEY));
+    const lowered = !(keptWithin <= limit);
+    if (report.embedding.embedded > 0 || (lowered && (await ctx.cache.size()) > limit)) {
+      await ctx.cache.prune(limit);
     }
+    if (keptWithin !== limit) await store.setMeta(CACHE_LIMIT_META_KEY, String(limit));
   }
   report.sealedFiles =
     sealing.changed || previousSealed === undefined || moved.length

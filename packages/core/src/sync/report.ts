@@ -100,6 +100,12 @@ export const LAST_SYNC_META_KEY = "engram.lastSync";
 /** Meta key holding the embedding cache's lifetime lookups: `{ hits, misses }`. */
 export const CACHE_STATS_META_KEY = "engram.cacheStats";
 
+/**
+ * Meta key holding the `cache.maxEntries` the embedding cache was last kept within. Its writes
+ * never take it past the limit it was opened with, so only a lower limit since then needs it counted.
+ */
+export const CACHE_LIMIT_META_KEY = "engram.cacheLimit";
+
 /** Meta key holding the paths whose chunks still wait for vectors (JSON array). */
 export const PENDING_VECTORS_META_KEY = "engram.vectorsPending";
 
