@@ -7,6 +7,7 @@ import { registerLocomoBench } from "./locomo-command.js";
 import { registerBenchPerf } from "./perf-command.js";
 import { registerRecallBench } from "./recall-command.js";
 import { registerSmallBench } from "./small-command.js";
+import { registerSynthBench } from "./synth-command.js";
 
 const { version } = JSON.parse(
   readFileSync(new URL("../package.json", import.meta.url), "utf8"),
@@ -32,6 +33,7 @@ export function createBenchProgram(io: Io = processIo): Command {
   registerBenchPerf(program, io);
   registerConsolidateBench(program, io);
   registerRecallBench(program, io);
+  registerSynthBench(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
