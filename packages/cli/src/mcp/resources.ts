@@ -30,7 +30,8 @@ export function memoryUri(path: string): string {
 
 /**
  * Resources per `resources/list` page. A workspace of 26,922 files listed whole was one 9.8 MB
- * message (the SDK's own client took seconds to take it in); a page of 1,000 is ~0.36 MB.
+ * message: the SDK's own stdio client took seconds to take it in, and refuses messages past
+ * 10 MiB (~29,000 files). A page of 1,000 is ~0.28 MB.
  */
 export const RESOURCES_PER_PAGE = 1000;
 
