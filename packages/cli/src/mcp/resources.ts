@@ -55,10 +55,10 @@ export interface ResourceNotifier {
 
 /**
  * Serves the memory files as resources: `resources/list` (every file, with its tier, size and
- * modification time, {@link RESOURCES_PER_PAGE} a page), `resources/templates/list` (`memory://{+path}`), `resources/read` (the
- * file's text, through core's `memory_get` sandbox) and `resources/subscribe`. In the group scope,
- * core's rules hold: personal and sensitive files are neither listed nor readable, private blocks
- * are cut. Call before `connect`.
+ * modification time, {@link RESOURCES_PER_PAGE} a page), `resources/templates/list`
+ * (`memory://{+path}`), `resources/read` (the file's text, through core's `memory_get` sandbox)
+ * and `resources/subscribe`. In the group scope, core's rules hold: personal and sensitive files
+ * are neither listed nor readable, private blocks are cut. Call before `connect`.
  */
 export function registerMemoryResources(
   server: McpServer,
