@@ -126,7 +126,7 @@ const CJK_RE = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/u;
 export function plainText(text: string): string {
   let out = text.normalize("NFKC");
   // Each replacement only where its markup occurs: most entries hold none, and the emphasis
-  // pattern's lookarounds made it the costliest step of forgetting by text (27k files: ~10 s).
+  // pattern's lookarounds made it the costliest step of forgetting by text.
   if (out.includes("<!--")) out = out.replace(/<!--[\s\S]*?-->/g, " ");
   out = out
     .split("\n")

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { findDuplicate, normalizeForDedupe, setJaccard, termJaccard } from "../lifecycle/dedupe.js";
+import { findDuplicate, normalizeForDedupe, termJaccard } from "../lifecycle/dedupe.js";
 import { workspacePath } from "../lifecycle/files.js";
 import { hostAnalyzer, type LifecycleHost } from "../lifecycle/host.js";
+import { jaccard } from "../search/mmr.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { isSensitiveFile, privateRanges } from "../workspace/privacy.js";
 import { formatRef, type LineRef, overlaps } from "./citations.js";
@@ -253,7 +254,7 @@ async function duplicateOf(
   const mine = new Set(analyzer.terms(op.text));
   let best: { ref: LineRef; sim: number } | null = null;
   for (const e of known.entries) {
-    const sim = setJaccard(mine, e.terms);
+    const sim = jaccard(mine, e.terms);
     if (sim >= threshold && sim > (best?.sim ?? 0)) best = { ref: e.ref, sim };
   }
   if (best) return { existing: best.ref, method: "lexical", similarity: best.sim };

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Embedder } from "../embedding/embedder.js";
+import { jaccard } from "../search/mmr.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { scanWorkspace } from "../workspace/scan.js";
 import { workspacePath } from "./files.js";
@@ -46,19 +47,7 @@ export function normalizeForDedupe(text: string): string {
 
 /** Jaccard similarity of the two texts' analyzer term sets (0 when either has none). */
 export function termJaccard(analyzer: Analyzer, a: string, b: string): number {
-  return setJaccard(new Set(analyzer.terms(a)), new Set(analyzer.terms(b)));
-}
-
-/** Jaccard similarity of two term sets (0 when either is empty). */
-export function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let both = 0;
-  for (const t of a) if (b.has(t)) both++;
-  return jaccard(a.size, b.size, both);
-}
-
-/** Jaccard similarity of two sets from their sizes and the count they share (0 when either is empty). */
-export function jaccard(sizeA: number, sizeB: number, shared: number): number {
-  return sizeA === 0 || sizeB === 0 ? 0 : shared / (sizeA + sizeB - shared);
+  return jaccard(new Set(analyzer.terms(a)), new Set(analyzer.terms(b)));
 }
 
 /** A paragraph, list item or whole heading section of a file, with its lines. */
@@ -92,7 +81,7 @@ export async function findDuplicate(
     for (const unit of units(content)) {
       const norm = normalizeForDedupe(unit.text);
       if (norm === wanted) return { path, ...unit, method: "exact", similarity: 1 };
-      const similarity = setJaccard(terms, new Set(analyzer.terms(unit.text)));
+      const similarity = jaccard(terms, new Set(analyzer.terms(unit.text)));
       if (similarity >= threshold && similarity > (best?.similarity ?? 0)) {
         best = { path, ...unit, method: "lexical", similarity };
       }
