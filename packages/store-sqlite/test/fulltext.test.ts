@@ -176,6 +176,25 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
     expect(lines(short)).toEqual(["notes/short-0.md", "notes/short-1.md", "notes/short-2.md"]);
   });
 
+  it("breaks a tie at the cut-off by path even when FTS5 meets the tied rows the other way round", async () => {
+    // Written last path first, so rowid order (FTS5's among equal scores) is the reverse of the
+    // tie order: an answer that stopped reading at the k-th row would keep the wrong paths.
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({ upserts: [...corpus()].reverse() });
+    for (const tiers of [undefined, ["short", "mid"], ["long"]] as const) {
+      for (const k of [1, 2, 5, 6, 13]) {
+        const filter = tiers ? { tiers: [...tiers] } : {};
+        const optimistic = await store.searchText(["deploy"], k, filter);
+        const joined = await store.searchText(["deploy"], k, { ...filter, pathPrefix: "notes/" });
+        expect(lines(optimistic), `tiers ${tiers?.join(",") ?? "any"}, k ${k}`).toEqual(
+          lines(joined),
+        );
+      }
+    }
+    const best = await store.searchText(["deploy"], 2);
+    expect(lines(best)).toEqual(["notes/long-0.md", "notes/long-1.md"]);
+  });
+
   it("returns every match when k exceeds them, however many there are", async () => {
     // More ranked rows than a JS call takes as spread arguments (~120k on V8).
     const n = 210_000;

@@ -1,0 +1,15 @@
+import { storeFromConfig } from "@engram/cli";
+import { createMemory, loadConfig } from "@engram/core";
+import { synthQueries } from "./dist/synth.js";
+const ws = process.argv[2]; const mode = process.argv[3] ?? "keyword"; const qi = Number(process.argv[4] ?? 0);
+const q = synthQueries({en: 20, zh: 10}, 1).map(x=>x.text)[qi];
+const t0 = performance.now();
+const config = await loadConfig(ws);
+const memory = await createMemory({ workspace: ws, config, readConfigFile: false, store: await storeFromConfig(config, "sqlite"), embedder: null });
+const t1 = performance.now();
+const r = await memory.search(q, { mode });
+const t2 = performance.now();
+const r2 = await memory.search(q, { mode });
+const t3 = performance.now();
+console.log(JSON.stringify({ q, open: (t1-t0).toFixed(1), first: (t2-t1).toFixed(1), second: (t3-t2).toFixed(1), n: r.results?.length ?? r.length }));
+await memory.close();
