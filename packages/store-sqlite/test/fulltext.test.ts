@@ -1,4 +1,4 @@
-import { type StoreHit, withMemoryIndex } from "@engram/core/driver";
+import { type MemoryStore, type StoreHit, type Tier, withMemoryIndex } from "@engram/core/driver";
 import { describe, expect, it } from "vitest";
 import { matchExpression } from "../src/fulltext.js";
 import { upsert, useTempStores } from "./helpers.js";
@@ -156,13 +156,15 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
       ),
     );
   const lines = (hits: Array<{ chunk: { path: string } }>) => hits.map((hit) => hit.chunk.path);
-
-  it("returns what the filter joined in SQL returns: selective filters and ties at the cut-off", async () => {
-    const store = await temp.open({ path: ":memory:" });
-    await store.write({ upserts: corpus() });
-    for (const tiers of [undefined, ["short"], ["mid", "short"], ["long"], []] as const) {
-      for (const k of [1, 3, 5, 8, 30]) {
-        const filter = tiers ? { tiers: [...tiers] } : {};
+  /** Each tier filter and k answered as the joined query answers them (paths and scores). */
+  const expectJoinedAnswers = async (
+    store: MemoryStore,
+    tierFilters: ReadonlyArray<Tier[] | undefined>,
+    ks: readonly number[],
+  ) => {
+    for (const tiers of tierFilters) {
+      for (const k of ks) {
+        const filter = tiers ? { tiers } : {};
         const optimistic = await store.searchText(["deploy"], k, filter);
         // A path prefix every chunk has forces the joined query.
         const joined = await store.searchText(["deploy"], k, { ...filter, pathPrefix: "notes/" });
@@ -172,6 +174,16 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
         expect(optimistic.map((hit) => hit.score)).toEqual(joined.map((hit) => hit.score));
       }
     }
+  };
+
+  it("returns what the filter joined in SQL returns: selective filters and ties at the cut-off", async () => {
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({ upserts: corpus() });
+    await expectJoinedAnswers(
+      store,
+      [undefined, ["short"], ["mid", "short"], ["long"], []],
+      [1, 3, 5, 8, 30],
+    );
     const short = await store.searchText(["deploy"], 3, { tiers: ["short"] });
     expect(lines(short)).toEqual(["notes/short-0.md", "notes/short-1.md", "notes/short-2.md"]);
   });
@@ -181,16 +193,7 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
     // tie order: an answer that stopped reading at the k-th row would keep the wrong paths.
     const store = await temp.open({ path: ":memory:" });
     await store.write({ upserts: [...corpus()].reverse() });
-    for (const tiers of [undefined, ["short", "mid"], ["long"]] as const) {
-      for (const k of [1, 2, 5, 6, 13]) {
-        const filter = tiers ? { tiers: [...tiers] } : {};
-        const optimistic = await store.searchText(["deploy"], k, filter);
-        const joined = await store.searchText(["deploy"], k, { ...filter, pathPrefix: "notes/" });
-        expect(lines(optimistic), `tiers ${tiers?.join(",") ?? "any"}, k ${k}`).toEqual(
-          lines(joined),
-        );
-      }
-    }
+    await expectJoinedAnswers(store, [undefined, ["short", "mid"], ["long"]], [1, 2, 5, 6, 13]);
     const best = await store.searchText(["deploy"], 2);
     expect(lines(best)).toEqual(["notes/long-0.md", "notes/long-1.md"]);
   });
