@@ -9,8 +9,19 @@ import { TERM_IDS_TABLE } from "./schema.js";
  */
 const MAX_CACHED_IDS = 100_000;
 
-/** Unknown terms in one write above which the whole table is read into the cache instead. */
+/**
+ * Unknown terms (or ids) in one write above which the whole table may be read into the cache
+ * instead of looked up: more than this many, and at least a {@link BULK_SHARE} of the table.
+ */
 const BULK_UNKNOWN = 256;
+
+/**
+ * The share of the table a write's unknown terms must reach for reading it whole to pay: a cold
+ * sync's batches do, a one-shot edit does not. In a new process at 10k chunks, reading the 75k ids
+ * took ~220 ms (and the collections after it), looking up 300 terms 7–20 ms: `engram add` to a
+ * 600-word daily log spent ~150 ms of its ~0.55 s reading the table.
+ */
+const BULK_SHARE = 1 / 8;
 
 /**
  * The {@link TERM_IDS_TABLE} numbering seen from one connection, cached in memory. Ids are never
@@ -80,12 +91,14 @@ export class TermDictionary {
   }
 
   /**
-   * Give every one of `terms` an id: read the whole table when many and it fits the cache, else
-   * look them up (numbering the missing ones) in one statement.
+   * Give every one of `terms` an id: read the whole table when they are many, also for its size
+   * ({@link BULK_SHARE}), and it fits the cache; else look them up (numbering the missing ones) in
+   * one statement.
    */
   resolve(terms: ReadonlySet<string>): void {
     this.flush();
-    if (terms.size > BULK_UNKNOWN && this.#max() + terms.size <= this.maxCached) {
+    const max = this.#max();
+    if (this.#bulk(terms.size, max) && max + terms.size <= this.maxCached) {
       this.#readAll();
       for (const term of terms) this.id(term);
       return;
@@ -118,13 +131,14 @@ export class TermDictionary {
 
   /**
    * The term of each of `ids` (ids of the table, read in this transaction; call {@link begin}
-   * first): from the cache, else the whole table when many are missing and it fits the cache,
-   * else one statement.
+   * first): from the cache, else the whole table when many are missing (as {@link resolve} counts
+   * many) and it fits the cache, else one statement.
    */
   termsOf(ids: ReadonlySet<number>): (id: number) => string | undefined {
     const missing = [...ids].filter((id) => this.#terms[id] === undefined);
     if (!missing.length) return (id) => this.#terms[id];
-    if (missing.length > BULK_UNKNOWN && this.#max() <= this.maxCached) {
+    const max = this.#max();
+    if (this.#bulk(missing.length, max) && max <= this.maxCached) {
       this.#readAll();
       return (id) => this.#terms[id];
     }
@@ -168,6 +182,11 @@ export class TermDictionary {
     this.#terms = [];
     for (const [term, id] of all) this.#terms[id] = term;
     this.#complete = this.#next;
+  }
+
+  /** Whether `unknown` terms or ids are many enough to read the whole table (largest id `max`). */
+  #bulk(unknown: number, max: number): boolean {
+    return unknown > BULK_UNKNOWN && unknown >= max * BULK_SHARE;
   }
 
   #max(): number {
