@@ -133,6 +133,28 @@ describe("each chunk's term counts (the postings' source)", () => {
     small.close();
   });
 
+  it("reads the whole table only for unknown terms that are a good share of it", () => {
+    const db = new Database(":memory:");
+    openLayout(db, ":memory:");
+    db.prepare(`INSERT INTO ${TERM_IDS_TABLE} (term) SELECT value FROM json_each(?)`).run(
+      JSON.stringify(Array.from({ length: 4000 }, (_, i) => `t${i}`)),
+    );
+    const resolved = (names: string[]) => {
+      const dictionary = new TermDictionary(new StatementCache(db));
+      dictionary.begin();
+      dictionary.resolve(new Set(names));
+      dictionary.flush();
+      for (const name of names) expect(dictionary.id(name)).toBeGreaterThan(0);
+      return dictionary.known.size;
+    };
+    // A one-shot edit: 300 unknown terms of 4,000, looked up (and the new ones numbered).
+    const edit = [...Array.from({ length: 250 }, (_, i) => `t${i * 16}`), ...terms("new", 50)];
+    expect(resolved([...new Set(edit)])).toBe(300);
+    // A cold sync's batch: 600 of 4,050, at least an eighth: the table is read whole.
+    expect(resolved(Array.from({ length: 600 }, (_, i) => `t${i}`))).toBe(4050);
+    db.close();
+  });
+
   it("gives the terms of ids: cached, from the whole table, or through the table past the cap", () => {
     const db = new Database(":memory:");
     openLayout(db, ":memory:");
