@@ -16,11 +16,11 @@ import {
 } from "@engram/core/driver";
 import { type Connection, connect, Index, Session, type Table } from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
+import { readById, scanChunks } from "./chunk-scan.js";
 import { isMissingFile, rebuildHint, toEngramError } from "./errors.js";
 import { fulltextIndex, searchText, unindexedTextRows } from "./fulltext.js";
 import { LanceDbKeyValue, MetaReader, readMeta, upsertMeta, writeEntries } from "./key-value.js";
 import { Maintenance, type Tables } from "./maintenance.js";
-import { ScannedRows } from "./memory-index.js";
 import {
   type LanceDbStoreOptions,
   type Location,
@@ -97,12 +97,13 @@ export class LanceDbDriver implements StoreDriver {
   readonly location: Location;
   /** See `LanceDbStoreOptions.memoryIndexMaxChunks`. */
   readonly memoryIndexMaxChunks: number;
+  /** Reads by id cost a query each: the copy keeps what it scanned (see `chunk-scan.ts`). */
+  readonly memoryIndexKeepsChunks = true;
 
   readonly #options: ResolvedOptions;
   readonly #maintenance: Maintenance;
   readonly #meta = new MetaReader();
   readonly #shape = new ChunksShape();
-  readonly #rows = new ScannedRows();
   /** The tail of the change queue. */
   #queue: Promise<unknown> = Promise.resolve();
   /** The stale-row count stored in meta when the store opened (see {@link STALE_META_KEY}). */
@@ -243,7 +244,6 @@ export class LanceDbDriver implements StoreDriver {
       chunks.close();
       await ensureIndexes(open.chunks);
       this.#maintenance.restart(0);
-      this.#rows.clear();
     });
   }
 
@@ -278,7 +278,6 @@ export class LanceDbDriver implements StoreDriver {
       );
       await this.#writeChunks(open, batch.removed, rows);
       await this.#writeFiles(open, batch);
-      this.#rows.written(batch.removed, rows);
     });
   }
 
@@ -329,18 +328,23 @@ export class LanceDbDriver implements StoreDriver {
     return Number(await this.getMeta(GENERATION_META_KEY)) || 0;
   }
 
-  /** See `MemoryStore.scanChunks` and {@link ScannedRows}, as for the next two. */
+  /** See `MemoryStore.scanChunks` (whole chunks: see {@link memoryIndexKeepsChunks}). */
   async *scanChunks(): AsyncIterable<IndexedChunk[]> {
     const { chunks } = this.#tables();
-    yield* this.#rows.scan(chunks, this.#shape);
+    yield* scanChunks(chunks, this.#shape);
   }
 
-  getChunksById(ids: readonly string[]): Promise<StoredChunk[]> {
-    return this.#read(({ chunks }) => this.#rows.chunks(chunks, this.#shape, ids));
+  async getChunksById(ids: readonly string[]): Promise<StoredChunk[]> {
+    const rows = await this.#read(({ chunks }) => readById(chunks, this.#shape, ids));
+    return rows.map(([chunk]) => chunk);
   }
 
-  getVectors(ids: readonly string[]): Promise<Map<string, Float32Array>> {
-    return this.#read(({ chunks }) => this.#rows.vectors(chunks, this.#shape, ids));
+  /** See `MemoryStore.getVectors`: at unit length, as stored. */
+  async getVectors(ids: readonly string[]): Promise<Map<string, Float32Array>> {
+    const rows = await this.#read(({ chunks }) => readById(chunks, this.#shape, ids));
+    const out = new Map<string, Float32Array>();
+    for (const [chunk, vector] of rows) if (vector) out.set(chunk.id, vector);
+    return out;
   }
 
   /** See `LanceDbStore.optimize`. */
@@ -465,10 +469,6 @@ export class LanceDbDriver implements StoreDriver {
     return this.#change(async (open) => {
       try {
         await fn(open);
-      } catch (error) {
-        // Part of it may have landed: the kept rows may no longer be what the table holds.
-        this.#rows.clear();
-        throw error;
       } finally {
         // Added in the table (~11 ms of CPU; a read, then an upsert, ~26 ms) at its latest
         // version (on object storage, a read may lag another process's bump).

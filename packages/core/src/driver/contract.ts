@@ -151,6 +151,16 @@ export interface MemoryStore {
    * sets one (store-lancedb).
    */
   readonly memoryIndexMaxChunks?: number;
+  /**
+   * Optional, for `withMemoryIndex`: true when reading chunks or vectors by id costs this store a
+   * query or a request each, however few rows it returns (store-lancedb: 2–7 ms of CPU). The copy
+   * then keeps the chunks {@link scanChunks} gave it (which must be whole: text, headings and
+   * hash too) and their float32 vectors, follows this process's writes, and reads by id only what
+   * it lacks, instead of calling {@link getChunksById} for every search's hits and
+   * {@link getVectors} for every vector search's candidates. It costs the memory of the chunks'
+   * text and of four bytes a dimension for each vector.
+   */
+  readonly memoryIndexKeepsChunks?: boolean;
 
   /**
    * Optional. Make sure the storage this store has open is still the one at its location and is

@@ -100,6 +100,8 @@ export interface StoreDriver {
   getVectors?(ids: readonly string[]): Promise<Map<string, Float32Array>>;
   /** Optional, for `withMemoryIndex`: see {@link MemoryStore.memoryIndexMaxChunks}. */
   readonly memoryIndexMaxChunks?: number;
+  /** Optional, for `withMemoryIndex`: see {@link MemoryStore.memoryIndexKeepsChunks}. */
+  readonly memoryIndexKeepsChunks?: boolean;
   /**
    * The `EngramError` (code, message, hint) for an error the backend threw while doing `action`
    * (e.g. "search the index"), or undefined to let it pass as it is.
@@ -150,6 +152,7 @@ class DefinedStore implements MemoryStore {
   readonly getChunksById?: (ids: readonly string[]) => Promise<StoredChunk[]>;
   readonly getVectors?: (ids: readonly string[]) => Promise<Map<string, Float32Array>>;
   readonly memoryIndexMaxChunks?: number;
+  readonly memoryIndexKeepsChunks?: boolean;
   readonly #driver: StoreDriver;
   #phase: Phase = "new";
   #opening: Promise<void> | undefined;
@@ -194,6 +197,7 @@ class DefinedStore implements MemoryStore {
     if (driver.memoryIndexMaxChunks !== undefined) {
       this.memoryIndexMaxChunks = driver.memoryIndexMaxChunks;
     }
+    if (driver.memoryIndexKeepsChunks) this.memoryIndexKeepsChunks = true;
   }
 
   async init(): Promise<void> {

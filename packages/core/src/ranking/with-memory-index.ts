@@ -10,7 +10,8 @@ import type {
   StoreHit,
   StoreStats,
 } from "../driver/records.js";
-import { type IndexHit, InMemoryIndex } from "./in-memory-index.js";
+import { type IndexedChunk, type IndexHit, InMemoryIndex } from "./in-memory-index.js";
+import { KeptChunks } from "./kept-chunks.js";
 import type { VectorKernel } from "./vector-kernel.js";
 
 /** How {@link withMemoryIndex} keeps its copy. */
@@ -59,7 +60,9 @@ const MAX_RETRY_MS = 60_000;
  * only `indexReady` added (the in-memory store is such an index already). A store that also has
  * `scanTermCounts` loads through it (no string per term occurrence, postings written once). While
  * the store holds more chunks than its `memoryIndexMaxChunks`, no copy is made and the store
- * answers (the count is read again once a minute).
+ * answers (the count is read again once a minute). A store whose reads by id are slow
+ * (`memoryIndexKeepsChunks`) has its scanned chunks and their vectors kept with the copy, which
+ * then reads neither back for a search.
  */
 export function withMemoryIndex(
   store: MemoryStore,
@@ -88,6 +91,8 @@ export function withMemoryIndexFactory(
 interface Copy {
   index: InMemoryIndex;
   generation: number;
+  /** The copy's chunks, when the store keeps them in memory (`memoryIndexKeepsChunks`). */
+  kept: KeptChunks | undefined;
 }
 
 class MemoryIndexFront implements MemoryIndexedStore {
@@ -192,8 +197,12 @@ class MemoryIndexFront implements MemoryIndexedStore {
     }
     // The store refused nothing, so the batch is valid: the same paths go, the last upsert wins.
     const upserts = new Map((batch.upserts ?? []).map((upsert) => [upsert.file.path, upsert]));
-    copy.index.removePaths(new Set([...(batch.deletes ?? []), ...upserts.keys()]));
-    copy.index.add([...upserts.values()].flatMap((upsert) => upsert.chunks));
+    const removed = new Set([...(batch.deletes ?? []), ...upserts.keys()]);
+    const added = [...upserts.values()].flatMap((upsert) => upsert.chunks);
+    copy.index.removePaths(removed);
+    copy.index.add(added);
+    copy.kept?.removePaths(removed);
+    copy.kept?.add(added);
     copy.generation = after;
   }
 
@@ -202,20 +211,22 @@ class MemoryIndexFront implements MemoryIndexedStore {
     k: number,
     filter?: SearchFilter,
   ): Promise<StoreHit[]> {
-    const index = await this.#current();
+    const copy = await this.#current();
+    const index = copy?.index;
     if (!index) return this.#store.searchText(terms, k, filter);
     const limit = Math.min(resultLimit(k), index.size);
-    return limit > 0 ? this.#hits(index.searchText(terms, limit, filter)) : [];
+    return limit > 0 ? this.#hits(copy, index.searchText(terms, limit, filter)) : [];
   }
 
   async searchVector(vector: Float32Array, k: number, filter?: SearchFilter): Promise<StoreHit[]> {
-    const index = await this.#current();
+    const copy = await this.#current();
+    const index = copy?.index;
     // The store checks dimensions and knows an index without vectors.
     if (!index || index.dims === null || vector.length !== index.dims) {
       return this.#store.searchVector(vector, k, filter);
     }
     const limit = Math.min(resultLimit(k), index.vectors);
-    return limit > 0 ? this.#hits(await index.searchVector(vector, limit, filter)) : [];
+    return limit > 0 ? this.#hits(copy, await index.searchVector(vector, limit, filter)) : [];
   }
 
   async indexReady(): Promise<void> {
@@ -242,14 +253,14 @@ class MemoryIndexFront implements MemoryIndexedStore {
    * The copy when it reflects the store's current generation; otherwise undefined (the store
    * answers) after starting a load, which this search awaits when the index is small.
    */
-  async #current(): Promise<InMemoryIndex | undefined> {
+  async #current(): Promise<Copy | undefined> {
     if (this.#closed) return undefined;
     // No copy and none to load for now (a load failed, or the index is over the store's
     // `memoryIndexMaxChunks`): the store answers, without a generation check.
     if (!this.#copy && !this.#loading && performance.now() < this.#retryAt) return undefined;
     const generation = await this.#generation();
     const copy = this.#copy;
-    if (copy?.generation === generation) return copy.index;
+    if (copy?.generation === generation) return copy;
     this.#copy = undefined;
     if (!this.#loading) {
       if (performance.now() < this.#retryAt) return undefined;
@@ -263,14 +274,14 @@ class MemoryIndexFront implements MemoryIndexedStore {
     if (!(await this.#inline)) return undefined;
     await this.#loading;
     const loaded = this.#copy as Copy | undefined;
-    return loaded?.generation === generation ? loaded.index : undefined;
+    return loaded?.generation === generation ? loaded : undefined;
   }
 
   /** Load the copy at `generation`; kept only if no write changed the store meanwhile. */
   #load(generation: number, stats: Promise<StoreStats>): void {
     const store = this.#store;
     const run = async () => {
-      let kept = false;
+      let current = false;
       try {
         const { chunks, vectors } = await stats;
         const max = store.memoryIndexMaxChunks;
@@ -279,17 +290,22 @@ class MemoryIndexFront implements MemoryIndexedStore {
           this.#retryAt = performance.now() + OVER_LIMIT_RECHECK_MS;
           return;
         }
+        // Kept chunks come whole only from `scanChunks`; the index then keeps the vectors too.
+        const kept =
+          store.memoryIndexKeepsChunks && store.scanChunks ? new KeptChunks() : undefined;
+        const getVectors = store.getVectors as (
+          ids: readonly string[],
+        ) => Promise<Map<string, Float32Array>>;
         const index = new InMemoryIndex({
           expectedVectors: vectors,
-          exactVectors: async (ids) =>
-            (await (
-              store.getVectors as (ids: readonly string[]) => Promise<Map<string, Float32Array>>
-            ).call(store, ids)) ?? new Map(),
+          ...(kept
+            ? {}
+            : { exactVectors: async (ids) => (await getVectors.call(store, ids)) ?? new Map() }),
           ...(this.#options.kernel ? { kernel: this.#options.kernel } : {}),
         });
         // Between pages, searches (answered by the store meanwhile) and writes run.
         const turn = () => new Promise((resolve) => setImmediate(resolve));
-        const scanCounts = store.scanTermCounts;
+        const scanCounts = kept ? undefined : store.scanTermCounts;
         if (scanCounts) {
           // Two passes, the first for the layout of the postings (see `InMemoryIndex.loadTerms`).
           for await (const page of scanCounts.call(store, { names: true })) {
@@ -304,19 +320,20 @@ class MemoryIndexFront implements MemoryIndexedStore {
           }
           index.loadDone();
         } else {
-          const pages = (store.scanChunks as () => AsyncIterable<never[]>).call(store);
+          const pages = (store.scanChunks as () => AsyncIterable<IndexedChunk[]>).call(store);
           for await (const page of pages) {
             if (this.#closed) return;
             index.add(page);
+            kept?.add(page);
             await turn();
           }
         }
-        kept = !this.#closed && (await this.#generation()) === generation;
-        if (kept) this.#copy = { index, generation };
+        current = !this.#closed && (await this.#generation()) === generation;
+        if (current) this.#copy = { index, generation, kept };
       } catch {
-        kept = false; // the store failed or closed under the scan: it keeps answering
+        current = false; // the store failed or closed under the scan: it keeps answering
       }
-      if (kept) {
+      if (current) {
         this.#retryMs = RETRY_MS;
       } else {
         this.#retryAt = performance.now() + this.#retryMs;
@@ -329,15 +346,23 @@ class MemoryIndexFront implements MemoryIndexedStore {
     this.#loading = loading;
   }
 
-  /** The store's chunks for the index's hits, in the contract's order. */
-  async #hits(hits: IndexHit[]): Promise<StoreHit[]> {
+  /**
+   * The chunks of the copy's hits, in the contract's order: kept ones from memory, the others
+   * read from the store.
+   */
+  async #hits(copy: Copy, hits: IndexHit[]): Promise<StoreHit[]> {
     if (!hits.length) return [];
-    const getChunksById = this.#store.getChunksById as (ids: string[]) => Promise<StoredChunk[]>;
-    const chunks = await getChunksById.call(
-      this.#store,
-      hits.map((hit) => hit.chunk.id),
-    );
-    const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    const byId = new Map<string, StoredChunk>();
+    const missing: string[] = [];
+    for (const { chunk } of hits) {
+      const kept = copy.kept?.get(chunk.id);
+      if (kept) byId.set(chunk.id, kept);
+      else missing.push(chunk.id);
+    }
+    if (missing.length) {
+      const getChunksById = this.#store.getChunksById as (ids: string[]) => Promise<StoredChunk[]>;
+      for (const chunk of await getChunksById.call(this.#store, missing)) byId.set(chunk.id, chunk);
+    }
     const out: StoreHit[] = [];
     for (const hit of hits) {
       const chunk = byId.get(hit.chunk.id);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { MemoryStore } from "../../src/driver/contract.js";
-import type { ChunkRecord, StoreBatch } from "../../src/driver/records.js";
+import type { ChunkRecord, StoreBatch, StoreHit } from "../../src/driver/records.js";
+import type { IndexedChunk } from "../../src/ranking/in-memory-index.js";
 import { withMemoryIndex } from "../../src/ranking/with-memory-index.js";
 import type { SearchOptions } from "../../src/search/types.js";
 import { warmUp } from "../../src/search/warm-up.js";
@@ -62,6 +63,25 @@ function partialStore() {
   return { store: store as unknown as MemoryStore, state };
 }
 
+/** A {@link partialStore} that asks for its chunks to be kept, counting the ids it reads. */
+function slowReads() {
+  const { store } = partialStore();
+  const reads = { chunks: 0, vectors: 0 };
+  const getChunksById = store.getChunksById?.bind(store);
+  Object.assign(store, {
+    memoryIndexKeepsChunks: true,
+    getChunksById: async (ids: readonly string[]) => {
+      reads.chunks += ids.length;
+      return (await getChunksById?.(ids)) ?? [];
+    },
+    getVectors: async (ids: readonly string[]) => {
+      reads.vectors += ids.length;
+      return new Map<string, Float32Array>();
+    },
+  });
+  return { store, reads };
+}
+
 describe("withMemoryIndex", () => {
   it("drops the copy when a write fails: the store may have kept part of it", async () => {
     const { store, state } = partialStore();
@@ -116,6 +136,65 @@ describe("withMemoryIndex", () => {
     const fronted = withMemoryIndex(Object.assign(small, { memoryIndexMaxChunks: 1 }));
     expect((await fronted.searchText(["alpha"], 5)).map((hit) => hit.chunk.path)).toEqual(["a.md"]);
     expect(smallState.scans).toBe(1);
+  });
+
+  it("keeps the chunks and vectors it scanned for a store whose reads by id are slow, and follows writes", async () => {
+    const { store, reads } = slowReads();
+    await store.write({
+      upserts: [
+        storeUpsert("a.md", [
+          [1, ["alpha"], [1, 0]],
+          [2, ["alpha", "beta"], [0, 1]],
+        ]),
+      ],
+    });
+    const front = withMemoryIndex(store);
+    const found = async (hits: Promise<StoreHit[]>) =>
+      (await hits).map((hit) => `${hit.chunk.id} ${hit.chunk.text}`);
+    expect(await found(front.searchText(["beta"], 5))).toEqual(["a.md:2 alpha beta"]);
+    expect(await found(front.searchVector(Float32Array.from([1, 0.1]), 1))).toEqual([
+      "a.md:1 alpha",
+    ]);
+    // This process's write replaces a.md's chunks in memory too.
+    await front.write({ upserts: [storeUpsert("a.md", [[1, ["gamma"], [1, 1]]])] });
+    expect(await found(front.searchText(["alpha", "gamma"], 5))).toEqual(["a.md:1 gamma"]);
+    expect(await found(front.searchVector(Float32Array.from([1, 0.9]), 5))).toEqual([
+      "a.md:1 gamma",
+    ]);
+    expect(front.indexLoaded).toBe(true);
+    expect(reads).toEqual({ chunks: 0, vectors: 0 });
+  });
+
+  it("reads from the store the kept chunks a scan did not give whole", async () => {
+    const { store, reads } = slowReads();
+    await store.write({
+      upserts: [
+        storeUpsert("a.md", [
+          [1, ["alpha"]],
+          [2, ["alpha"]],
+        ]),
+      ],
+    });
+    const scan = store.scanChunks?.bind(store) as () => AsyncIterable<IndexedChunk[]>;
+    Object.assign(store, {
+      // The second chunk comes without its text.
+      async *scanChunks() {
+        for await (const page of scan()) {
+          yield page.map((chunk) => {
+            if (chunk.id !== "a.md:2") return chunk;
+            const { text: _text, ...rest } = chunk as IndexedChunk & { text: string };
+            return rest;
+          });
+        }
+      },
+    });
+    const front = withMemoryIndex(store);
+    const hits = await front.searchText(["alpha"], 5);
+    expect(hits.map((hit) => `${hit.chunk.id} ${hit.chunk.text}`)).toEqual([
+      "a.md:1 alpha",
+      "a.md:2 alpha",
+    ]);
+    expect(reads.chunks).toBe(1); // a.md:2 alone
   });
 
   it("loadIndex loads the copy before any search (once), and a store it cannot copy says false", async () => {
