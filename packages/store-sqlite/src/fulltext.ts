@@ -195,8 +195,8 @@ export class FullTextIndex {
    * drops, plus the ties of the `k`-th. A new process reads each row's page cold (a one-shot search
    * at 10k chunks read 49 rows and spent ~4 ms on them). That answer is exact once a ranked row
    * scores strictly worse than the `k`-th kept one (no row further down can tie or beat it), or
-   * when FTS5 ranked every match; otherwise (a selective filter, a tie at the cut-off) the joined
-   * query answers.
+   * when FTS5 ranked every match; otherwise (a selective filter, a tie at the cut-off longer than
+   * the `2k + 1` rows ranked) the joined query answers, which at 100k chunks costs 100–300 ms.
    */
   private query(
     terms: readonly string[],
@@ -206,7 +206,9 @@ export class FullTextIndex {
     const expression = matchExpression(terms);
     if (expression === undefined) return [];
     if (filter?.pathPrefix) return this.joined(expression, k, filter);
-    const fetch = k + 1 + (filter?.tiers || filter?.sources ? k : 0);
+    // Twice k: room for rows a filter drops, and for ties at the cut-off (chunks of the same
+    // length holding a term as often tie exactly), which otherwise send the search to the join.
+    const fetch = 2 * k + 1;
     const ranked = this.statements
       .get(
         `SELECT rowid, bm25(${FTS_TABLE}, ${BM25_WEIGHTS}) AS rank FROM ${FTS_TABLE}
@@ -218,9 +220,15 @@ export class FullTextIndex {
     let next = 0;
     while (next < ranked.length) {
       const kth = kept[k - 1];
-      if (kth !== undefined && (ranked[next] as { rank: number }).rank > kth.rank) break;
-      // As many rows as `k` still lacks (after a dropped row), or one (a tie with the k-th).
-      const page = ranked.slice(next, next + Math.max(1, k - kept.length));
+      // As many rows as `k` still lacks (after a dropped row); once `k` are kept, every row tied
+      // with the k-th, in one read (the tie order decides among them).
+      let end = next + (k - kept.length);
+      if (kth !== undefined) {
+        end = next;
+        while (end < ranked.length && (ranked[end] as { rank: number }).rank <= kth.rank) end++;
+        if (end === next) break; // the next row scores strictly worse: nothing below can tie
+      }
+      const page = ranked.slice(next, end);
       next += page.length;
       // A chunk row missing from `chunks` is left out, as the joined query leaves it.
       for (const row of this.rows(page)) {

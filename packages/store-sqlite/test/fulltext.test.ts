@@ -1,5 +1,6 @@
 import { type MemoryStore, type StoreHit, type Tier, withMemoryIndex } from "@engram/core/driver";
-import { describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { describe, expect, it, vi } from "vitest";
 import { matchExpression } from "../src/fulltext.js";
 import { upsert, useTempStores } from "./helpers.js";
 
@@ -196,6 +197,28 @@ describe("BM25 ranked by FTS5 alone, filtered afterwards", () => {
     await expectJoinedAnswers(store, [undefined, ["short", "mid"], ["long"]], [1, 2, 5, 6, 13]);
     const best = await store.searchText(["deploy"], 2);
     expect(lines(best)).toEqual(["notes/long-0.md", "notes/long-1.md"]);
+  });
+
+  it("answers a tie at the cut-off from the 2k + 1 rows FTS5 ranked, filtered or not, without the join", async () => {
+    // The join ranks every match with its chunk row (100–300 ms at 100k chunks): a tie the rows
+    // ranked can settle must not send the search there. k 8 cuts the first tie group of 12.
+    const store = await temp.open({ path: ":memory:" });
+    await store.write({ upserts: corpus() });
+    const prepare = vi.spyOn(Database.prototype, "prepare"); // calls through, records the SQL
+    try {
+      for (const filter of [undefined, { tiers: ["long", "mid", "short"] as Tier[] }]) {
+        const hits = await store.searchText(["deploy"], 8, filter);
+        expect(lines(hits)).toEqual(
+          ["long-0", "long-1", "long-2", "long-3", "mid-0", "mid-1", "mid-2", "mid-3"].map(
+            (name) => `notes/${name}.md`,
+          ),
+        );
+      }
+      const joins = prepare.mock.calls.filter(([sql]) => /JOIN chunks AS c ON c\.rowid/.test(sql));
+      expect(joins).toEqual([]);
+    } finally {
+      prepare.mockRestore();
+    }
   });
 
   it("returns every match when k exceeds them, however many there are", async () => {
