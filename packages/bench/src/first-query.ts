@@ -1,6 +1,13 @@
 import { fork } from "node:child_process";
 import { storeFromConfig } from "@engram/cli";
-import { createMemory, isEngramError, loadConfig, type SearchMode, warmUp } from "@engram/core";
+import {
+  createMemory,
+  isEngramError,
+  loadConfig,
+  type MemoryStore,
+  type SearchMode,
+  warmUp,
+} from "@engram/core";
 import { withMemoryIndexFactory } from "@engram/core/driver";
 import { createHashingEmbedder } from "@engram/core/testing";
 import { meteredEmbedder } from "./perf-embedder.js";
@@ -19,6 +26,13 @@ export interface FirstQueryJob {
    * store, and core's `warmUp` run before the first search.
    */
   warm?: boolean;
+  /**
+   * Time the store's own query instead of `Memory.search`: the `searchText` or `searchVector` call
+   * the search makes (terms, pool and filter as it asks them), recorded by letting the search run
+   * against a store that answers nothing, then made once for real. What a one-shot search sits
+   * on: the engine's cost in a new process.
+   */
+  storeOnly?: boolean;
 }
 
 /** What one fresh process measured. */
@@ -60,22 +74,29 @@ export async function measureFirstQuery(job: FirstQueryJob): Promise<FirstQueryR
   await embedder?.preEmbed([job.query]);
   const opened = performance.now();
   const config = await loadConfig(job.workspace);
+  const factory = await storeFromConfig(config, job.store);
+  const recorder = job.storeOnly ? new StoreCallRecorder() : undefined;
   const memory = await createMemory({
     workspace: job.workspace,
     config,
     readConfigFile: false,
     store: job.warm
-      ? withMemoryIndexFactory(await storeFromConfig(config, job.store))
-      : await storeFromConfig(config, job.store),
+      ? withMemoryIndexFactory(factory)
+      : recorder
+        ? async (context) => recorder.wrap(await factory(context))
+        : factory,
     embedder,
   });
   const openMs = performance.now() - opened;
   let measured: Omit<FirstQueryRun, "closeMs">;
   try {
     const warmUpMs = job.warm ? (await warmUp(memory)).ms : undefined;
+    const ask = recorder
+      ? await recorder.record(() => memory.search(job.query, { mode: job.mode }))
+      : () => memory.search(job.query, { mode: job.mode });
     const cpu = process.cpuUsage();
     const start = performance.now();
-    await memory.search(job.query, { mode: job.mode });
+    await ask();
     const searchMs = performance.now() - start;
     const used = process.cpuUsage(cpu);
     measured = {
@@ -91,6 +112,43 @@ export async function measureFirstQuery(job: FirstQueryJob): Promise<FirstQueryR
   const closing = performance.now();
   await memory.close();
   return { ...measured, closeMs: performance.now() - closing };
+}
+
+/**
+ * Records the store search a `Memory.search` makes, answering it with no hits so the store does no
+ * work (see {@link FirstQueryJob.storeOnly}).
+ */
+class StoreCallRecorder {
+  #recording = false;
+  #call: (() => Promise<unknown>) | undefined;
+
+  /** `store`, with its two searches recorded instead of run while {@link record} runs. */
+  wrap(store: MemoryStore): MemoryStore {
+    return new Proxy(store, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== "function") return value;
+        if (name !== "searchText" && name !== "searchVector") return value.bind(target);
+        return (...args: unknown[]) => {
+          if (!this.#recording) return value.apply(target, args);
+          this.#call ??= () => value.apply(target, args);
+          return Promise.resolve([]);
+        };
+      },
+    });
+  }
+
+  /** Run `search`, and return its first store search, to be made for real. */
+  async record(search: () => Promise<unknown>): Promise<() => Promise<unknown>> {
+    this.#recording = true;
+    try {
+      await search();
+    } finally {
+      this.#recording = false;
+    }
+    if (!this.#call) throw new Error("the search asked the store nothing");
+    return this.#call;
+  }
 }
 
 /**

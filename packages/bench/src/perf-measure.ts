@@ -81,6 +81,11 @@ export interface KeywordPhase {
   firstQuery?: FirstQuery;
   /** The same in a long-lived process, after core's `warmUp` (optional: older results lack it). */
   firstQueryWarm?: FirstQuery;
+  /**
+   * The store's own query for the same pool as the first query of a new process: the engine's
+   * share of it (optional: older results lack it).
+   */
+  firstStoreQuery?: FirstQuery;
   diskBytes: number;
   peakRssMb: number;
 }
@@ -105,6 +110,11 @@ export interface VectorPhase {
   firstQuery?: FirstQuery;
   /** The same in a long-lived process, after core's `warmUp` (optional: older results lack it). */
   firstQueryWarm?: FirstQuery;
+  /**
+   * The store's own query for the same pool as the first query of a new process: the engine's
+   * share of it (optional: older results lack it).
+   */
+  firstStoreQuery?: FirstQuery;
   diskBytes: number;
   peakRssMb: number;
 }
@@ -174,7 +184,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
   } finally {
     await memory.close();
   }
-  const { firstQuery, firstQueryWarm } = await firstQueriesOf(job, "keyword");
+  const { firstQuery, firstQueryWarm, firstStoreQuery } = await firstQueriesOf(job, "keyword");
   const resync = median(resyncRuns);
   const resyncCpuMs = median(resyncCpu);
   return {
@@ -192,6 +202,7 @@ async function measureKeyword(job: PerfJob): Promise<KeywordMeasures> {
     search,
     firstQuery,
     firstQueryWarm,
+    firstStoreQuery,
     diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
@@ -277,7 +288,7 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
   } finally {
     await memory.close();
   }
-  const { firstQuery, firstQueryWarm } = await firstQueriesOf(job, "vector");
+  const { firstQuery, firstQueryWarm, firstStoreQuery } = await firstQueriesOf(job, "vector");
   const embedMs = median(embedRuns);
   return {
     chunks,
@@ -290,20 +301,27 @@ async function measureVector(job: PerfJob): Promise<VectorPhase> {
     search,
     firstQuery,
     firstQueryWarm,
+    firstStoreQuery,
     diskBytes: await folderBytes(join(job.workspace, INDEX_DIR)),
     peakRssMb: peakRssMb(),
   };
 }
 
-/** `mode`'s first query in new processes: one-shot, and long-lived after core's `warmUp`. */
+/**
+ * `mode`'s first query in new processes: one-shot, long-lived after core's `warmUp`, and the
+ * store's own query alone.
+ */
 async function firstQueriesOf(
   job: PerfJob,
   mode: SearchMode,
-): Promise<{ firstQuery: FirstQuery; firstQueryWarm: FirstQuery }> {
+): Promise<{ firstQuery: FirstQuery; firstQueryWarm: FirstQuery; firstStoreQuery: FirstQuery }> {
   const base = { workspace: job.workspace, store: job.store, mode, dims: job.dims };
+  const ask = (extra: { warm?: boolean; storeOnly?: boolean }) =>
+    firstQueries({ ...base, ...extra }, job.queries, FIRST_QUERY_PROCESSES);
   return {
-    firstQuery: await firstQueries(base, job.queries, FIRST_QUERY_PROCESSES),
-    firstQueryWarm: await firstQueries({ ...base, warm: true }, job.queries, FIRST_QUERY_PROCESSES),
+    firstQuery: await ask({}),
+    firstQueryWarm: await ask({ warm: true }),
+    firstStoreQuery: await ask({ storeOnly: true }),
   };
 }
 

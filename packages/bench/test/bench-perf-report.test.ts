@@ -121,6 +121,7 @@ const sample = report([
     keyword: keyword(10_000, {
       appendSync: lat(12),
       firstQuery: { processes: 5, openMs: 40, searchMs: 10, searchCpuMs: 9, closeMs: 3 },
+      firstStoreQuery: { processes: 5, openMs: 40, searchMs: 4, searchCpuMs: 3.5, closeMs: 3 },
     }),
     vector: vector(10_000, 4),
     errors: [],
@@ -236,6 +237,10 @@ describe("perf Markdown report", () => {
     const first = md.slice(md.indexOf("## First query in a new process")).split("\n");
     expect(first.find((l) => l.startsWith("| sqlite | 10,000 |"))).toContain(
       "| 40.0 ms / 3.00 ms | 10.0 ms / 9.00 ms |",
+    );
+    // The store's own first query, last: keyword measured, vector absent.
+    expect(first.find((l) => l.startsWith("| sqlite | 10,000 |"))).toMatch(
+      /\| 4\.00 ms \/ 3\.50 ms \| – \|$/,
     );
     expect(first.find((l) => l.startsWith("| sqlite | 100,000 |"))).toContain(
       "| 50.0 ms | 20.0 ms / 19.0 ms |",
