@@ -45,15 +45,19 @@ export async function* scanChunks(
   }
 }
 
-/** The chunks with these ids, each with its vector at unit length as stored (absent ids left out). */
+/**
+ * The chunks with these ids (absent ids left out), each with its vector at unit length as stored
+ * when `vectors` is asked for (else null: the column is not read).
+ */
 export async function readById(
   chunks: Table,
   shape: ChunksShape,
   ids: readonly string[],
+  vectors: boolean,
 ): Promise<Array<[StoredChunk, Float32Array | null]>> {
   const found: Array<[StoredChunk, Float32Array | null]> = [];
   if (!ids.length) return found;
-  const columns = [CHUNK_COLUMN, ...(await vectorColumn(chunks, shape))];
+  const columns = [CHUNK_COLUMN, ...(vectors ? await vectorColumn(chunks, shape) : [])];
   for (const some of batches(ids, IDS_PER_QUERY)) {
     // (`AND vector IS NOT NULL` would make LanceDB read every vector: 4× the CPU.)
     const result = await chunks.query().where(isIn("id", some)).select(columns).toArrow();

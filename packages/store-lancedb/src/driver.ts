@@ -335,13 +335,13 @@ export class LanceDbDriver implements StoreDriver {
   }
 
   async getChunksById(ids: readonly string[]): Promise<StoredChunk[]> {
-    const rows = await this.#read(({ chunks }) => readById(chunks, this.#shape, ids));
+    const rows = await this.#read(({ chunks }) => readById(chunks, this.#shape, ids, false));
     return rows.map(([chunk]) => chunk);
   }
 
   /** See `MemoryStore.getVectors`: at unit length, as stored. */
   async getVectors(ids: readonly string[]): Promise<Map<string, Float32Array>> {
-    const rows = await this.#read(({ chunks }) => readById(chunks, this.#shape, ids));
+    const rows = await this.#read(({ chunks }) => readById(chunks, this.#shape, ids, true));
     const out = new Map<string, Float32Array>();
     for (const [chunk, vector] of rows) if (vector) out.set(chunk.id, vector);
     return out;
