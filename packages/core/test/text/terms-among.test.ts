@@ -1,9 +1,7 @@
 import { stem } from "porter2";
 import { describe, expect, it } from "vitest";
-import { charClass, SEPARATOR } from "../../src/text/char-class.js";
 import { stemPrefix } from "../../src/text/english.js";
 import { createAnalyzer } from "../../src/text/index.js";
-import { scriptClass } from "../../src/text/script.js";
 
 /** Deterministic PRNG (mulberry32), so the property tests are reproducible. */
 function random(seed: number): () => number {
@@ -122,24 +120,6 @@ function randomText(next: () => number): string {
   }
   return parts.join("");
 }
-
-describe("charClass", () => {
-  it("classifies every BMP code point as the Unicode letter/mark/number test does", () => {
-    const term = /^[\p{L}\p{M}\p{N}]$/u;
-    const wrong: string[] = [];
-    for (let cp = 0; cp < 0x10000; cp++) {
-      const lone = cp >= 0xd800 && cp <= 0xdfff;
-      const expected = !lone && term.test(String.fromCodePoint(cp)) ? scriptClass(cp) : SEPARATOR;
-      if (charClass(cp) !== expected) wrong.push(cp.toString(16));
-    }
-    expect(wrong).toEqual([]);
-  });
-
-  it("classifies astral code points too", () => {
-    expect(charClass(0x20000)).toBe(scriptClass(0x20000)); // 𠀀
-    expect(charClass(0x1f600)).toBe(SEPARATOR); // 😀
-  });
-});
 
 describe("stemPrefix", () => {
   it("is a prefix of every word stemming to the stem (Porter2 suffixes, stacked)", () => {
