@@ -23,9 +23,9 @@ const pageCodes = new Uint16Array(0x100);
 /**
  * Where term characters start and stop, as ascending [start, end) pairs, when
  * {@link TERM_CHAR_RUNS} was read from this runtime's Unicode version; undefined otherwise (then
- * the regex decides, so the analyzer always agrees with the runtime's `\p{…}`). The table spares a
- * process the regex: compiling the `\p` class costs ~2.7 ms, a quarter of a one-shot search at
- * 10k chunks, in every process that meets text beyond Latin-1 (Chinese, an emoji).
+ * the regex decides, so the analyzer always agrees with the runtime's `\p{…}`). The table spares
+ * each process that meets text beyond Latin-1 (Chinese, an emoji) compiling the `\p` class: a new
+ * process's first analysis of a Chinese string took 2.3 ms with the regex, 0.8 ms with the table.
  */
 const bounds: Int32Array | undefined = (() => {
   const runtime = (globalThis as { process?: { versions?: { unicode?: string } } }).process
