@@ -1,12 +1,15 @@
 /**
  * Child-process entry of `engram-bench perf`: runs one {@link PerfJob} (passed as JSON in argv)
  * and sends back `{ result }` or `{ error }` over the IPC channel, so each store's peak RSS is its
- * own. Started by `perf.ts` with `child_process.fork`; not meant to be run by hand.
+ * own. Started by `perf.ts` with `child_process.fork`; not meant to be run by hand. It runs with
+ * the heap growth an `engram` process sets (`limitHeapGrowth`), so its figures are the CLI's.
  */
+import { limitHeapGrowth } from "@engram/cli";
 import { isEngramError } from "@engram/core";
 import { type PerfJob, runPerfJob } from "./perf-measure.js";
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   if (!process.send) {
     process.stderr.write("perf-worker is started by `engram-bench perf`, not by hand\n");
     process.exitCode = 2;

@@ -1,4 +1,5 @@
 // The `engram` process itself, loaded by `bin.ts` once Node's compile cache is on.
+import { limitHeapGrowth } from "./heap-growth.js";
 import { processIo } from "./output.js";
 import { run } from "./program.js";
 import { printEngramWarnings } from "./warnings.js";
@@ -11,5 +12,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+limitHeapGrowth();
 printEngramWarnings(processIo);
 process.exitCode = await run(process.argv.slice(2));
