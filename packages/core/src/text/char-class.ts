@@ -70,7 +70,7 @@ function classify(cp: number): CharClass {
  * The letters and numbers of Basic Latin and Latin-1 (`[\p{L}\p{M}\p{N}]` below U+0100, all of
  * the spaced class), as [first, last] ranges: without {@link bounds} (a runtime of another Unicode
  * version), page 0 is filled from these, so text and queries in ASCII still never compile the `\p`
- * class. The charClass test (`test/text/terms-among.test.ts`) holds them to the regex.
+ * class. `test/text/term-char-runs.test.ts` holds both paths to the regex.
  */
 const LATIN1_TERM_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0x30, 0x39], // 0-9
