@@ -2,7 +2,8 @@
 // term characters, `[\p{L}\p{M}\p{N}]`) start and stop, read from this Node's regex engine, so
 // that the analyzer classifies text by table instead of compiling that class in every process:
 //   pnpm --filter @engram/core run term-char-runs
-// test/text/term-char-runs.test.ts fails when the committed file is not what this Node gives.
+// test/text/term-char-runs.test.ts fails when the committed file is not what a Node of the same
+// Unicode version gives (on another version it is skipped, and the analyzer uses the regex).
 import { writeFileSync } from "node:fs";
 
 /** Where the runs are written. */
