@@ -71,13 +71,15 @@ export async function storeFromConfig(
 
 /**
  * The embedding provider drivers the CLI knows, each imported only when the config or
- * auto-selection asks about it. A driver whose package is not installed (e.g. the optional
- * `@engram/embed-local`) resolves to undefined: auto-selection skips it, naming it fails clearly.
+ * auto-selection asks about it, and then only its package's `/providers` entry (the descriptors:
+ * `auto` checks all three in a keyword-only workspace, and the embedder code loads in `create`). A
+ * driver whose package is not installed (e.g. the optional `@engram/embed-local`) resolves to
+ * undefined: auto-selection skips it, naming it fails clearly.
  */
 export const PROVIDERS: ProviderRegistry = {
-  local: () => optional(import("@engram/embed-local").then((m) => m.localProvider)),
-  openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiProvider)),
-  gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiProvider)),
+  local: () => optional(import("@engram/embed-local/providers").then((m) => m.localProvider)),
+  openai: () => optional(import("@engram/embed-openai/providers").then((m) => m.openaiProvider)),
+  gemini: () => optional(import("@engram/embed-gemini/providers").then((m) => m.geminiProvider)),
 };
 
 /**
@@ -86,7 +88,8 @@ export const PROVIDERS: ProviderRegistry = {
  */
 export const RERANKERS: RerankerRegistry = {
   http: () => optional(import("@engram/rerank-http").then((m) => m.httpRerankerProvider)),
-  local: () => optional(import("@engram/embed-local").then((m) => m.localRerankerProvider)),
+  local: () =>
+    optional(import("@engram/embed-local/providers").then((m) => m.localRerankerProvider)),
 };
 
 /**
@@ -94,9 +97,12 @@ export const RERANKERS: RerankerRegistry = {
  * the embedders and as lazily: only the config (default `none`) or `auto` makes one load.
  */
 export const LANGUAGE_MODELS: LanguageModelRegistry = {
-  local: () => optional(import("@engram/embed-local").then((m) => m.localLanguageModelProvider)),
-  openai: () => optional(import("@engram/embed-openai").then((m) => m.openaiLanguageModelProvider)),
-  gemini: () => optional(import("@engram/embed-gemini").then((m) => m.geminiLanguageModelProvider)),
+  local: () =>
+    optional(import("@engram/embed-local/providers").then((m) => m.localLanguageModelProvider)),
+  openai: () =>
+    optional(import("@engram/embed-openai/providers").then((m) => m.openaiLanguageModelProvider)),
+  gemini: () =>
+    optional(import("@engram/embed-gemini/providers").then((m) => m.geminiLanguageModelProvider)),
 };
 
 async function optional<T>(loading: Promise<T>): Promise<T | undefined> {

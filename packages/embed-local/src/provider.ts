@@ -6,13 +6,11 @@ import {
   type ProviderSettings,
   type RerankerProvider,
 } from "@engram/core/driver";
-import { localEmbedder } from "./embedder.js";
 import { messageOf, PROVIDER_ID } from "./errors.js";
 import { hasGgufMagic } from "./gguf-header.js";
 import { checkGgufLayout, GgufLayoutError } from "./gguf-layout.js";
 import { findCachedHfModel } from "./hf-models.js";
 import { isHfUri } from "./hf-uri.js";
-import { localReranker } from "./reranker.js";
 import { localSettings, optionsFromSettings, resolveLocalOptions } from "./settings.js";
 
 /**
@@ -34,7 +32,10 @@ export const localProvider: EmbeddingProvider = {
   id: PROVIDER_ID,
   settings: localSettings,
   check: checkLocal,
-  create: (settings: ProviderSettings) => localEmbedder(optionsFromSettings(settings)),
+  async create(settings: ProviderSettings) {
+    const { localEmbedder } = await import("./embedder.js");
+    return localEmbedder(optionsFromSettings(settings));
+  },
 };
 
 /**
@@ -60,8 +61,9 @@ export const localRerankerProvider: RerankerProvider = {
     Object.entries(localSettings).filter(([key]) => key !== "batchSize" && key !== "modelCacheDir"),
   ),
   check: checkLocal,
-  create: (settings: ProviderSettings) => {
+  async create(settings: ProviderSettings) {
     const { batchSize: _batch, modelCacheDir: _cache, ...options } = optionsFromSettings(settings);
+    const { localReranker } = await import("./reranker.js");
     return localReranker(options);
   },
 };

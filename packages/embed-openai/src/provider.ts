@@ -1,6 +1,5 @@
 import type { EmbeddingProvider, ProviderCheck, ProviderSettings } from "@engram/core/driver";
 import { parseBaseUrl } from "./base-url.js";
-import { openaiEmbedder } from "./embedder.js";
 import type { OpenAIEmbedderOptions } from "./options.js";
 import { OPENAI_SETTINGS, PROVIDER_ID } from "./settings.js";
 
@@ -9,13 +8,16 @@ import { OPENAI_SETTINGS, PROVIDER_ID } from "./settings.js";
  * `{ "embedding": { "provider": "openai", "providers": { "openai": { …settings } } } }`, or the
  * `ENGRAM_OPENAI_*` variables, or `OPENAI_API_KEY` / `OPENAI_BASE_URL`.
  *
- * Loading it is cheap: the `openai` SDK is imported when `create` runs.
+ * Loading it is cheap: the embedder and the `openai` SDK are imported when `create` runs.
  */
 export const openaiProvider: EmbeddingProvider = {
   id: PROVIDER_ID,
   settings: OPENAI_SETTINGS,
   check: checkOpenAI,
-  create: (settings) => openaiEmbedder(settings as OpenAIEmbedderOptions),
+  async create(settings) {
+    const { openaiEmbedder } = await import("./embedder.js");
+    return openaiEmbedder(settings as OpenAIEmbedderOptions);
+  },
 };
 
 /**
