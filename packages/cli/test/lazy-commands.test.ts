@@ -50,8 +50,6 @@ describe("start-up loads only what the command needs (built CLI)", () => {
   it("one-shot commands load no YAML parser, progress bar or JSON Schema validator", async () => {
     const ws = join(dir, "ws-light");
     expect((await engram(["-w", ws, "init"])).code).toBe(0);
-    // proper-lockfile stays eager on purpose: it loads signal-exit, whose SIGTERM handler kills
-    // the process when it runs after a command's own handler (engram ui, mcp, watch) let go.
     // @cfworker/json-schema checks model answers (nine modules): only a model call loads it.
     const lazy = [
       /\/node_modules\/yaml\//,
@@ -74,5 +72,22 @@ describe("start-up loads only what the command needs (built CLI)", () => {
       (url) => /\/packages\/[^/]+\/dist\//.test(url) || /@engram\//.test(url),
     );
     expect(new Set(own).size).toBeLessThan(30);
+  });
+
+  it("a keyword-only search of an unchanged workspace loads no provider code and takes no lock", async () => {
+    const ws = join(dir, "ws-unchanged");
+    expect((await engram(["-w", ws, "init"])).code).toBe(0);
+    expect((await engram(["-w", ws, "sync"])).code).toBe(0);
+    const search = await modulesOf("search-unchanged", ["-w", ws, "search", "anything"]);
+    // `auto` checks the three providers through their `/providers` entries; the embedder, reranker
+    // and chat-model code (each a chunk named after its module) loads only in `create`.
+    const providers = search.filter((url) => /\/packages\/embed-[^/]+\/dist\//.test(url));
+    expect(providers.some((url) => url.endsWith("/providers.js"))).toBe(true);
+    expect(
+      providers.filter((url) => /\/(index|embedder-|chat-model-|reranker-)[^/]*\.js$/.test(url)),
+    ).toEqual([]);
+    // Nothing to sync: no sync lock, so proper-lockfile (and the graceful-fs it patches fs with)
+    // stays unloaded.
+    expect(search.filter((url) => /proper-lockfile|graceful-fs/.test(url))).toEqual([]);
   });
 });

@@ -51,6 +51,7 @@ import { estimateSync, type SyncEstimate } from "./sync/estimate.js";
 import type { SyncOptions } from "./sync/indexer.js";
 import { syncWithProviders } from "./sync/provider-sync.js";
 import { PENDING_VECTORS_META_KEY, parsePendingPaths, type SyncReport } from "./sync/report.js";
+import { syncWouldChangeNothing } from "./sync/up-to-date.js";
 import { type MemoryWatchOptions, startWatch } from "./sync/watch-session.js";
 import type { Watcher } from "./sync/watcher.js";
 import { type Analyzer, createAnalyzer } from "./text/analyzer.js";
@@ -323,6 +324,21 @@ export class Memory {
   async sync(options: MemorySyncOptions = {}): Promise<SyncReport | undefined> {
     this.#assertOpen();
     return this.#syncs.request(options);
+  }
+
+  /**
+   * Whether the index matches the files and the providers here, so that {@link sync} would change
+   * nothing. Read from the index and the files' stats: no lock is taken, nothing is written and no
+   * provider is called; any doubt (a rebuild due, vectors owed, this process's own writes not
+   * indexed yet) answers false. A one-shot search asks it and syncs only when it answers false:
+   * an unchanged workspace then costs a scan, not the sync lock and a write.
+   */
+  async upToDate(): Promise<boolean> {
+    this.#assertOpen();
+    if (this.#dirty.size > 0 || this.#syncs.busy) return false;
+    // The index deleted, replaced or damaged since it was opened: a sync rebuilds it.
+    if (await this.store.refresh?.()) return false;
+    return syncWouldChangeNothing(this.#ctx, this.embedders, this.#explicitProvider);
   }
 
   /** The provider the index is (or will next be) embedded with; null: keyword search only. */

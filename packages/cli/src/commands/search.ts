@@ -57,7 +57,8 @@ export function registerSearch(program: Command, io: Io): void {
         .filter((s) => s !== undefined);
       await withMemory(cmd, async (memory, g) => {
         // Pick up edits first, unless another process is syncing right now (then search as is).
-        if (flags.sync !== false) {
+        // An unchanged workspace is told from the files' stats, without the sync lock or a write.
+        if (flags.sync !== false && !(await memory.upToDate())) {
           const report = await memory.sync({ wait: false });
           // A damaged index rebuilt on the way is said once, here as in `engram sync`.
           for (const note of report?.recovered ?? []) warn(io, note);
