@@ -79,7 +79,7 @@ describe("engram consolidate / forget / update (built CLI)", () => {
     expect(await files(ws)).toEqual(before);
     const nothing = await engram(["consolidate", "undo", "-w", ws]);
     expect(nothing.code).toBe(2);
-    expect(nothing.stderr).toContain("no consolidation apply to undo");
+    expect(nothing.stderr).toContain("there is no consolidation to undo");
   });
 
   it("forgets and updates long-term memory, refuses logs without --from-log, and undoes each", async () => {

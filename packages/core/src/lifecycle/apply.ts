@@ -101,9 +101,11 @@ export async function undoLastApply(
     if (!last) {
       throw new EngramError(
         "INVALID_ARGUMENT",
-        `there is no ${only?.what ?? "lifecycle"} apply to undo`,
+        only ? `there is no ${only.what} to undo` : "there is no lifecycle apply to undo",
         {
-          hint: "`engram lifecycle apply` records what it does; undo reverses the most recent one",
+          hint: only
+            ? `undo reverses the most recent ${only.what} the journal records; none is recorded, or each was undone already`
+            : "`engram lifecycle apply` records what it does; undo reverses the most recent one",
         },
       );
     }

@@ -48,6 +48,12 @@ describe("forget", () => {
 
     await undoForget(host);
     expectSameTree(await treeWithTimes(ws), before);
+    // Nothing left to undo: the message names the forget, not a lifecycle apply.
+    await expect(undoForget(host)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: "there is no forget to undo",
+      hint: expect.not.stringContaining("lifecycle"),
+    });
   });
 
   it("strikes log lines only with fromLog, refuses unknown lines and empty queries", async () => {
