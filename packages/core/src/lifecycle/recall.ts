@@ -103,11 +103,11 @@ export class RecallLog {
     const texts = this.#texts;
     this.#pending = [];
     this.#texts = new Map();
-    const events: RecallEvent[] = pending.map(({ query, at, ...e }) =>
-      query === undefined
-        ? { ...e, at: isoTime(at) }
-        : { ...e, query: hashOfNormalized(query), at: isoTime(at) },
-    );
+    const events: RecallEvent[] = pending.map(({ query, at, ...e }) => ({
+      ...e,
+      ...(query === undefined ? {} : { query: hashOfNormalized(query) }),
+      at: isoTime(at),
+    }));
     await appendRecallBatch(
       this.#ws,
       events,
